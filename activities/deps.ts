@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { Config } from '../core/config.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { Pool } from '../store/database.js';
+import type { Keyring } from '../store/keyring.js';
+
+/** What activities need from the process that hosts them. */
+export interface ActivityDeps {
+  pool: Pool;
+  keyring: Keyring;
+  registry: ProviderRegistry;
+  config: Config;
+  logger: Logger;
+}

@@ -1,0 +1,131 @@
+// `npm start`: the whole stack on local defaults — Temporal dev server (unless TEMPORAL_ADDRESS
+// is set), Postgres schema, worker and HTTP server in one process tree. Ctrl-C stops all of it.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createApiKey } from '../store/api-keys.js';
+import { createLoginToken } from '../store/login-tokens.js';
+import { createTenant, getTenant } from '../store/tenants.js';
+import { createUser, findUserByEmail } from '../store/users.js';
+import { listen } from './support/listen.js';
+import { ensureLocalSecrets } from './support/local-secrets.js';
+import { configFromEnv, createWorker, openServices } from './support/services.js';
+import { type DevServer, startDevServer } from './support/temporal-dev-server.js';
+
+const say = (msg: string) => process.stderr.write(`[switchboard] ${msg}\n`);
+const DEMO_TENANT = 'ten_demo';
+const DEMO_EMAIL = 'demo@example.com';
+
+const dataDir = resolve(process.env.SWITCHBOARD_DATA_DIR ?? '.data');
+ensureLocalSecrets(dataDir);
+const config = configFromEnv();
+const stops: (() => Promise<void>)[] = [];
+let stopping = false;
+
+async function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  say('stopping…');
+  for (const stop of stops.reverse()) await stop().catch((err) => say(`stop failed: ${(err as Error).message}`));
+  say('stopped');
+  process.exit(code);
+}
+// `on`, not `once`: Ctrl-C reaches us from the terminal and from scripts/start.mjs; a second
+// SIGINT must not fall through to Node's default handler and kill us mid-drain.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stopAll(0));
+
+async function startTemporal(): Promise<string> {
+  if (config.TEMPORAL_ADDRESS) {
+    say(`using Temporal at ${config.TEMPORAL_ADDRESS}`);
+    return config.TEMPORAL_ADDRESS;
+  }
+  const dbFilename = join(dataDir, 'temporal.db');
+  if (process.env.TEMPORAL_CLI) {
+    say(`starting the Temporal dev server (${process.env.TEMPORAL_CLI}), database ${dbFilename}`);
+    const server: DevServer = await startDevServer({
+      cli: process.env.TEMPORAL_CLI,
+      port: config.TEMPORAL_PORT,
+      uiPort: config.TEMPORAL_UI_PORT,
+      dbFilename,
+      namespace: config.TEMPORAL_NAMESPACE,
+      log: (line) => say(`temporal: ${line}`),
+    });
+    stops.push(() => server.stop());
+    return server.address;
+  }
+  say('no Temporal CLI found: downloading one through @temporalio/testing (needs internet)');
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const { SEARCH_ATTRIBUTE_FLAGS } = await import('../core/search-attributes.js');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port: config.TEMPORAL_PORT,
+      ui: true,
+      uiPort: config.TEMPORAL_UI_PORT,
+      dbFilename,
+      namespace: config.TEMPORAL_NAMESPACE,
+      extraArgs: SEARCH_ATTRIBUTE_FLAGS.flatMap((f) => ['--search-attribute', f]),
+    },
+  });
+  stops.push(() => env.teardown());
+  return `127.0.0.1:${config.TEMPORAL_PORT}`;
+}
+
+/** First run: a demo tenant, user and API key. The key is kept in the data dir to print again. */
+async function ensureDemo(services: Awaited<ReturnType<typeof openServices>>) {
+  const keyFile = join(dataDir, 'demo-api-key');
+  if (!(await getTenant(services.pool, DEMO_TENANT))) {
+    await createTenant(services.pool, { id: DEMO_TENANT, name: 'Demo' });
+    say('created the demo tenant');
+  }
+  const user =
+    (await findUserByEmail(services.pool, DEMO_EMAIL)) ??
+    (await createUser(services.pool, { tenantId: DEMO_TENANT, email: DEMO_EMAIL, roles: ['member', 'admin'] }));
+  if (!existsSync(keyFile)) {
+    const { key } = await createApiKey(services.pool, { tenantId: DEMO_TENANT, userId: user.id, label: 'demo' });
+    writeFileSync(keyFile, key, { mode: 0o600 });
+  }
+  return { user, key: readFileSync(keyFile, 'utf8').trim() };
+}
+
+try {
+  const address = await startTemporal();
+  process.env.TEMPORAL_ADDRESS = address;
+  say('connecting to Postgres and applying migrations');
+  const services = await openServices({ ...config, TEMPORAL_ADDRESS: address });
+  stops.push(() => services.close());
+
+  const worker = await createWorker(services);
+  const running = worker.run();
+  stops.push(async () => {
+    worker.shutdown();
+    await running;
+  });
+  running.catch((err) => {
+    say(`worker stopped: ${(err as Error).message}`);
+    void stopAll(1);
+  });
+
+  const http = await listen(services);
+  stops.push(() => http.close());
+
+  const demo = await ensureDemo(services);
+  const loginLink = `${config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(services.pool, demo.user.id)}`;
+  process.stdout.write(`
+Switchboard is running.
+
+  HTTP API         ${config.PUBLIC_BASE_URL}/v1/tools/<tool>
+  Portal           ${config.PUBLIC_BASE_URL}/portal
+  Portal sign-in   ${loginLink}   (one-time, 15 minutes)
+  Temporal UI      http://127.0.0.1:${config.TEMPORAL_UI_PORT}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows
+  Ready check      ${config.PUBLIC_BASE_URL}/readyz
+
+  Demo API key     ${demo.key}
+  Try it:          curl -s -X POST ${config.PUBLIC_BASE_URL}/v1/tools/list_integrations \\
+                     -H "Authorization: Bearer ${demo.key}" -H 'content-type: application/json' -d '{}'
+
+Press Ctrl-C to stop everything.
+`);
+} catch (err) {
+  say(`could not start: ${(err as Error).message}`);
+  await stopAll(1);
+}

@@ -1,0 +1,128 @@
+import { Client, Connection } from '@temporalio/client';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { type Config, ConfigError, loadConfig } from '../../core/config.js';
+import { SA } from '../../core/search-attributes.js';
+import { SwitchboardPlugin } from '../../plugin/index.js';
+import { builtinProviders } from '../../providers/index.js';
+import { ProviderRegistry } from '../../providers/registry.js';
+import { providerEnvSpec } from '../../providers/sdk.js';
+import { ConnectionWaiter } from '../../server/connection-waiter.js';
+import type { ServiceContext } from '../../server/context.js';
+import { createLogger } from '../../server/logger.js';
+import { TokenSigner } from '../../server/signed-tokens.js';
+import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';
+import { Keyring } from '../../store/keyring.js';
+
+/** Reads and validates the environment; prints every bad variable and exits on error. */
+export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(
+      env,
+      builtinProviders.map((p) => providerEnvSpec(p.manifest)),
+    );
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee README.md, section "Configuration".\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+export function requireSecrets(config: Config): { keyring: Keyring; signer: TokenSigner } {
+  const missing = [
+    !config.ENCRYPTION_KEYS && 'ENCRYPTION_KEYS (id:base64 of 32 random bytes, e.g. k1:$(openssl rand -base64 32))',
+    !config.PORTAL_SIGNING_SECRET && 'PORTAL_SIGNING_SECRET (at least 32 random characters)',
+  ].filter(Boolean);
+  if (missing.length) {
+    process.stderr.write(`Invalid configuration:\n${missing.map((m) => `  ${m}: required`).join('\n')}\n`);
+    process.exit(2);
+  }
+  return {
+    keyring: new Keyring(config.ENCRYPTION_KEYS!, config.ENCRYPTION_ACTIVE_KEY_ID),
+    signer: new TokenSigner(config.PORTAL_SIGNING_SECRET!),
+  };
+}
+
+export async function prepareDatabase(config: Config, logger: Logger): Promise<Pool> {
+  if (await ensureDatabase(config.DATABASE_URL)) logger.info('created the database');
+  const applied = await migrate({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+  if (applied.length) logger.info({ applied }, 'applied migrations');
+  return createPool({
+    url: config.DATABASE_URL,
+    schema: config.DATABASE_SCHEMA,
+    poolMax: config.DATABASE_POOL_MAX,
+    onError: (err) => logger.warn({ err: err.message }, 'idle Postgres client error'),
+  });
+}
+
+export const temporalAddress = (config: Config) => config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
+
+/** Registers Switchboard's search attributes on a server that lacks them (an existing cluster). */
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.values(SA).filter((key) => !(key.name in (existing.customAttributes ?? {})));
+  if (!missing.length) return;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, encodeSearchAttributeIndexedValueType(key.type)!])),
+  });
+}
+
+export interface Services extends ServiceContext {
+  connection: Connection;
+  close(): Promise<void>;
+}
+
+export async function openServices(config: Config, logger = createLogger({ level: config.LOG_LEVEL })): Promise<Services> {
+  const { keyring, signer } = requireSecrets(config);
+  const pool = await prepareDatabase(config, logger);
+  const connection = await Connection.connect({ address: temporalAddress(config) });
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin()] });
+  const registry = ProviderRegistry.fromConfig(builtinProviders, config);
+  return {
+    config,
+    pool,
+    keyring,
+    registry,
+    temporal,
+    logger,
+    signer,
+    connection,
+    waiter: new ConnectionWaiter(temporal, pool, logger),
+    async close() {
+      await connection.close();
+      await pool.end();
+    },
+  };
+}
+
+/** Creates Switchboard's worker on its own task queue. */
+export async function createWorker(services: Services, options: { workflowBundle?: WorkflowBundleOption } = {}): Promise<Worker> {
+  await installTemporalRuntime(services.logger);
+  const connection = await NativeConnection.connect({ address: temporalAddress(services.config) });
+  const worker = await Worker.create({
+    connection,
+    namespace: services.config.TEMPORAL_NAMESPACE,
+    taskQueue: services.config.TEMPORAL_TASK_QUEUE,
+    plugins: [new SwitchboardPlugin({ activityDeps: services, workflowBundle: options.workflowBundle })],
+  });
+  return worker;
+}
+
+let runtimeInstalled = false;
+/** Routes the Temporal Core runtime's logs through pino (warnings and up). Once per process. */
+export async function installTemporalRuntime(logger: Logger): Promise<void> {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const { Runtime, DefaultLogger } = await import('@temporalio/worker');
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      const level = entry.level === 'ERROR' ? 'error' : 'warn';
+      logger[level]({ temporal: entry.meta }, entry.message);
+    }),
+  });
+}

@@ -1,0 +1,190 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable Switchboard reads, in one schema. Values arrive as strings; the
+ * schema coerces them and applies the defaults. Provider-specific variables (client id/secret
+ * and URL overrides) are added by `providerEnvSchema` from each provider's manifest, so the
+ * list stays complete as providers are added.
+ */
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const url = z.url({ protocol: /^https?$/ });
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+/** `id:base64key,id:base64key` — each key 32 bytes (AES-256). */
+const keyring = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === '') return undefined;
+    const keys = new Map<string, Buffer>();
+    for (const part of value
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      const sep = part.indexOf(':');
+      const id = part.slice(0, sep);
+      const key = Buffer.from(part.slice(sep + 1), 'base64');
+      if (sep <= 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) {
+        ctx.addIssue({ code: 'custom', message: `expected "id:base64key" entries, got "${part.slice(0, 12)}…"` });
+        return z.NEVER;
+      }
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: `key "${id}" must be 32 bytes of base64 (got ${key.length} bytes)` });
+        return z.NEVER;
+      }
+      keys.set(id, key);
+    }
+    if (keys.size === 0) {
+      ctx.addIssue({ code: 'custom', message: 'expected at least one "id:base64key" entry' });
+      return z.NEVER;
+    }
+    return keys;
+  });
+
+export const baseEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  PUBLIC_BASE_URL: url.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SWITCHBOARD_DATA_DIR: z.string().min(1).default('.data'),
+
+  DATABASE_URL: url
+    .or(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'))
+    .default('postgres://postgres@127.0.0.1:5432/switchboard'),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier')
+    .default('public'),
+  DATABASE_POOL_MAX: positiveInt.default(10),
+
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('switchboard'),
+  TEMPORAL_CLI: optionalString,
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+
+  ENCRYPTION_KEYS: keyring,
+  ENCRYPTION_ACTIVE_KEY_ID: optionalString,
+  PORTAL_SIGNING_SECRET: z.string().min(32, 'expected at least 32 characters').optional(),
+
+  PORTAL_OIDC_ISSUER: url.optional(),
+  PORTAL_OIDC_CLIENT_ID: optionalString,
+  PORTAL_OIDC_CLIENT_SECRET: optionalString,
+
+  CONNECTION_TTL_SEC: positiveInt.default(3600),
+  CONNECTIONS_TOOL_TIMEOUT_MS: positiveInt.default(30000),
+  CONNECTIONS_TOOL_RESULT_MAX_BYTES: positiveInt.default(32768),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
+});
+
+export type BaseEnv = z.infer<typeof baseEnvSchema>;
+
+/**
+ * Variables a production deployment must set: the defaults only suit a laptop, and the secrets
+ * have none (`npm start` generates local ones into the data directory).
+ */
+export const REQUIRED_IN_PRODUCTION = [
+  'NODE_ENV',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'PUBLIC_BASE_URL',
+  'ENCRYPTION_KEYS',
+  'PORTAL_SIGNING_SECRET',
+] as const;
+
+/** What a provider manifest contributes to the environment: its prefix and overridable URLs. */
+export interface ProviderEnvSpec {
+  name: string;
+  envPrefix: string;
+  /** Names of the URL settings this provider lets the operator override, e.g. `API_BASE_URL`. */
+  urlSettings: readonly string[];
+  needsClientCredentials: boolean;
+}
+
+export interface ProviderEnv {
+  clientId?: string;
+  clientSecret?: string;
+  urls: Record<string, string>;
+}
+
+export interface Config extends Omit<BaseEnv, 'PUBLIC_BASE_URL'> {
+  PUBLIC_BASE_URL: string;
+  providers: Record<string, ProviderEnv>;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function providerEnvSchema(specs: readonly ProviderEnvSpec[]) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const spec of specs) {
+    shape[`${spec.envPrefix}_CLIENT_ID`] = optionalString;
+    shape[`${spec.envPrefix}_CLIENT_SECRET`] = optionalString;
+    for (const setting of spec.urlSettings) shape[`${spec.envPrefix}_${setting}`] = url.optional();
+  }
+  return z.object(shape);
+}
+
+/** Parses `env` (usually `process.env`); throws a ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined>, providers: readonly ProviderEnvSpec[] = []): Config {
+  const schema = baseEnvSchema.and(providerEnvSchema(providers));
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '(environment)'),
+        message: issue.message,
+      })),
+    );
+  }
+  const values = parsed.data as BaseEnv & Record<string, string | undefined>;
+  const problems: { variable: string; message: string }[] = [];
+  if (values.ENCRYPTION_KEYS) {
+    const active = values.ENCRYPTION_ACTIVE_KEY_ID;
+    if (active !== undefined && !values.ENCRYPTION_KEYS.has(active)) {
+      problems.push({
+        variable: 'ENCRYPTION_ACTIVE_KEY_ID',
+        message: `"${active}" is not one of the ids in ENCRYPTION_KEYS`,
+      });
+    }
+  } else if (values.ENCRYPTION_ACTIVE_KEY_ID) {
+    problems.push({ variable: 'ENCRYPTION_KEYS', message: 'required when ENCRYPTION_ACTIVE_KEY_ID is set' });
+  }
+  const oidc = [values.PORTAL_OIDC_ISSUER, values.PORTAL_OIDC_CLIENT_ID, values.PORTAL_OIDC_CLIENT_SECRET];
+  if (oidc.some(Boolean) && !oidc.every(Boolean)) {
+    problems.push({
+      variable: 'PORTAL_OIDC_ISSUER',
+      message: 'PORTAL_OIDC_ISSUER, PORTAL_OIDC_CLIENT_ID and PORTAL_OIDC_CLIENT_SECRET go together',
+    });
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const providerEnv: Record<string, ProviderEnv> = {};
+  for (const spec of providers) {
+    const urls: Record<string, string> = {};
+    for (const setting of spec.urlSettings) {
+      const v = values[`${spec.envPrefix}_${setting}`];
+      if (v) urls[setting] = v;
+    }
+    providerEnv[spec.name] = {
+      clientId: values[`${spec.envPrefix}_CLIENT_ID`],
+      clientSecret: values[`${spec.envPrefix}_CLIENT_SECRET`],
+      urls,
+    };
+  }
+  const { PUBLIC_BASE_URL = `http://localhost:${values.PORT}`, ...rest } = values;
+  const base = Object.fromEntries(Object.keys(baseEnvSchema.shape).map((k) => [k, (rest as Record<string, unknown>)[k]]));
+  return { ...(base as Omit<BaseEnv, 'PUBLIC_BASE_URL'>), PUBLIC_BASE_URL: PUBLIC_BASE_URL.replace(/\/$/, ''), providers: providerEnv };
+}

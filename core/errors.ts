@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+
+/**
+ * A meta-tool answer that is an error. `body` is what the caller reads (the spec's exact
+ * shapes, such as `{ error: "Unknown connectionId" }`); `status` is the HTTP status the JSON
+ * API answers with. MCP returns the same body as a tool result.
+ */
+export class ToolError extends Error {
+  constructor(
+    readonly body: { error: string } & Record<string, unknown>,
+    readonly status = 400,
+  ) {
+    super(body.error);
+    this.name = 'ToolError';
+  }
+}
+
+/** `path: message; path: message` — names every argument that is wrong. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`).join('; ');
+}
+
+/** Parses meta-tool arguments, answering a 400 that names each bad argument. */
+export function parseArguments<S extends z.ZodType>(tool: string, schema: S, args: unknown): z.infer<S> {
+  const parsed = schema.safeParse(args ?? {});
+  if (!parsed.success) {
+    throw new ToolError({ error: `Invalid arguments for ${tool}: ${formatIssues(parsed.error.issues)}` }, 400);
+  }
+  return parsed.data;
+}

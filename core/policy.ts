@@ -1,0 +1,46 @@
+/**
+ * Tenant policy: which providers and tools a caller may use. Pure functions, so the same rules
+ * serve search, execute and the portal.
+ */
+
+export interface TenantSettings {
+  /** Providers the tenant enabled. Absent: every registered provider is enabled. */
+  enabledProviders?: string[];
+  /** When set, only these unqualified tool names (or patterns) are allowed. */
+  allowedTools?: string[];
+  /** When not empty, a tool must match one of these patterns. */
+  includeTools?: string[];
+  /** A tool matching any of these patterns is hidden and refused. */
+  excludeTools?: string[];
+  /** Roles that may use connections at all. Absent: every user may. */
+  connectionRoles?: string[];
+}
+
+/** `*` matches any run of characters; everything else is literal. */
+export function matchesPattern(pattern: string, name: string): boolean {
+  const parts = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.*')}$`).test(name);
+}
+
+const matchesAny = (patterns: readonly string[], name: string) => patterns.some((p) => matchesPattern(p, name));
+
+export function isProviderEnabled(settings: TenantSettings, provider: string): boolean {
+  return settings.enabledProviders === undefined || settings.enabledProviders.includes(provider);
+}
+
+export function isToolAllowed(settings: TenantSettings, toolName: string): boolean {
+  if (settings.allowedTools !== undefined && !matchesAny(settings.allowedTools, toolName)) return false;
+  if (settings.includeTools?.length && !matchesAny(settings.includeTools, toolName)) return false;
+  if (settings.excludeTools?.length && matchesAny(settings.excludeTools, toolName)) return false;
+  return true;
+}
+
+export function hasConnectionRole(settings: TenantSettings, roles: readonly string[]): boolean {
+  const required = settings.connectionRoles;
+  return required === undefined || required.some((r) => roles.includes(r));
+}
+
+/** An organisation account admits a caller when one of the caller's roles is in its sharing list. */
+export function sharingAdmits(sharingRoles: readonly string[], roles: readonly string[]): boolean {
+  return sharingRoles.some((r) => r === '*' || roles.includes(r));
+}

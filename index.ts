@@ -1,0 +1,11 @@
+// The library entry: build Switchboard in code.
+export { type Config, ConfigError, loadConfig } from './core/config.js';
+export { ToolError } from './core/errors.js';
+export * from './core/policy.js';
+export { SwitchboardPlugin, type SwitchboardPluginOptions, WORKFLOWS_PATH } from './plugin/index.js';
+export { builtinProviders } from './providers/index.js';
+export { ProviderRegistry } from './providers/registry.js';
+export * from './providers/sdk.js';
+export { createApp } from './server/app.js';
+export type { ServiceContext } from './server/context.js';
+export { Keyring } from './store/keyring.js';

@@ -1,0 +1,115 @@
+import type { Config, ProviderEnv } from '../core/config.js';
+import type { Provider, ToolDefinition } from './sdk.js';
+
+export interface ResolvedOAuth2 {
+  authorizeUrl: string;
+  tokenUrl: string;
+  revokeUrl?: string;
+  scopes: string[];
+  authorizeParams: Record<string, string>;
+  clientId: string;
+  clientSecret: string;
+  clientAuth: 'client_secret_post' | 'client_secret_basic';
+  rotatesRefreshTokens: boolean;
+}
+
+export interface ToolEntry {
+  provider: Provider;
+  tool: ToolDefinition;
+  /** `github_list_repos`: the nine-meta-tool surface. */
+  flatName: string;
+  /** `github__list_repos`: the agent-tools surface. */
+  qualifiedName: string;
+}
+
+/** The providers of one deployment, with their env overrides applied. */
+export class ProviderRegistry {
+  private readonly byName = new Map<string, Provider>();
+  private readonly toolsByFlat = new Map<string, ToolEntry>();
+  private readonly toolsByQualified = new Map<string, ToolEntry>();
+
+  constructor(
+    providers: readonly Provider[],
+    private readonly env: Record<string, ProviderEnv> = {},
+  ) {
+    for (const provider of providers) {
+      if (this.byName.has(provider.manifest.name)) throw new Error(`duplicate provider ${provider.manifest.name}`);
+      this.byName.set(provider.manifest.name, provider);
+      for (const tool of provider.tools) {
+        const entry: ToolEntry = {
+          provider,
+          tool,
+          flatName: `${provider.manifest.toolPrefix}_${tool.name}`,
+          qualifiedName: `${provider.manifest.name}__${tool.name}`,
+        };
+        this.toolsByFlat.set(entry.flatName, entry);
+        this.toolsByQualified.set(entry.qualifiedName, entry);
+      }
+    }
+  }
+
+  static fromConfig(providers: readonly Provider[], config: Pick<Config, 'providers'>): ProviderRegistry {
+    return new ProviderRegistry(providers, config.providers);
+  }
+
+  list(): Provider[] {
+    return [...this.byName.values()];
+  }
+
+  get(name: string): Provider | undefined {
+    return this.byName.get(name);
+  }
+
+  tools(): ToolEntry[] {
+    return [...this.toolsByFlat.values()];
+  }
+
+  toolByFlatName(name: string): ToolEntry | undefined {
+    return this.toolsByFlat.get(name);
+  }
+
+  toolByQualifiedName(name: string): ToolEntry | undefined {
+    return this.toolsByQualified.get(name);
+  }
+
+  /** oauth2 providers need a client id and secret; other modes need nothing from the operator. */
+  isConfigured(name: string): boolean {
+    const provider = this.byName.get(name);
+    if (!provider) return false;
+    if (provider.manifest.auth !== 'oauth2') return true;
+    const env = this.env[name];
+    return Boolean(env?.clientId && env?.clientSecret);
+  }
+
+  envVarNames(name: string): { clientId: string; clientSecret: string } {
+    const prefix = this.byName.get(name)?.manifest.envPrefix ?? name.toUpperCase().replace(/-/g, '_');
+    return { clientId: `${prefix}_CLIENT_ID`, clientSecret: `${prefix}_CLIENT_SECRET` };
+  }
+
+  apiBaseUrl(name: string): string {
+    const provider = this.byName.get(name);
+    return (this.env[name]?.urls.API_BASE_URL ?? provider?.manifest.apiBaseUrl ?? '').replace(/\/$/, '');
+  }
+
+  loginUrl(name: string): string | undefined {
+    return this.env[name]?.urls.LOGIN_URL ?? this.byName.get(name)?.manifest.cookie?.loginUrl;
+  }
+
+  oauth2(name: string): ResolvedOAuth2 | undefined {
+    const provider = this.byName.get(name);
+    const oauth = provider?.manifest.oauth2;
+    const env = this.env[name];
+    if (!provider || !oauth || !env?.clientId || !env.clientSecret) return undefined;
+    return {
+      authorizeUrl: env.urls.AUTHORIZE_URL ?? oauth.authorizeUrl,
+      tokenUrl: env.urls.TOKEN_URL ?? oauth.tokenUrl,
+      revokeUrl: env.urls.REVOKE_URL ?? oauth.revokeUrl,
+      scopes: oauth.scopes,
+      authorizeParams: oauth.authorizeParams ?? {},
+      clientId: env.clientId,
+      clientSecret: env.clientSecret,
+      clientAuth: oauth.clientAuth ?? 'client_secret_post',
+      rotatesRefreshTokens: oauth.rotatesRefreshTokens ?? false,
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import type { z } from 'zod';
+import type { ProviderEnvSpec } from '../core/config.js';
+
+/**
+ * The provider SDK. A provider is a manifest plus tools. A tool never sees the server or the
+ * store: it gets its credential, a deadline-bound `fetch` rooted at the provider's API base URL,
+ * and a logger through its context.
+ */
+
+export type AuthMode = 'oauth2' | 'apikey' | 'cookie' | 'none';
+export type ToolAccess = 'read' | 'write' | 'destructive';
+
+export interface OAuth2Manifest {
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** RFC 7009 revocation endpoint, when the service has one. */
+  revokeUrl?: string;
+  scopes: string[];
+  /** Extra authorize parameters the service wants (Atlassian: audience, prompt). */
+  authorizeParams?: Record<string, string>;
+  /** True when every refresh returns a new refresh token and the old one stops working. */
+  rotatesRefreshTokens?: boolean;
+  clientAuth?: 'client_secret_post' | 'client_secret_basic';
+}
+
+export interface ApiKeyField {
+  name: string;
+  label: string;
+  secret: boolean;
+  placeholder?: string;
+}
+
+export interface ProviderManifest {
+  /** Integration name as agents see it, e.g. `atlassian-jira`. */
+  name: string;
+  version: string;
+  displayName: string;
+  description: string;
+  auth: AuthMode;
+  /** Prefix of its environment variables, e.g. `ATLASSIAN_JIRA` → `ATLASSIAN_JIRA_CLIENT_ID`. */
+  envPrefix: string;
+  /** Prefix of flat tool names, e.g. `jira` → `jira_search_issues`. */
+  toolPrefix: string;
+  apiBaseUrl?: string;
+  oauth2?: OAuth2Manifest;
+  apiKeyFields?: ApiKeyField[];
+  cookie?: { loginUrl: string; domain: string };
+}
+
+/** The secret material a tool gets, looked up by an activity, never carried by a workflow. */
+export type Credential =
+  | { type: 'oauth2'; accessToken: string; tokenType?: string }
+  | { type: 'apikey'; fields: Record<string, string> }
+  | { type: 'cookie'; cookies: { name: string; value: string; domain: string; path?: string }[] }
+  | { type: 'none' };
+
+export interface ToolLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface ToolContext {
+  credential: Credential;
+  /** `fetch` with the deadline's AbortSignal and the provider's base URL applied to relative paths. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  apiBaseUrl: string;
+  signal: AbortSignal;
+  logger: ToolLogger;
+  caller: { tenantId: string; userId: string };
+}
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  /** Unqualified name, e.g. `list_repos`. */
+  name: string;
+  description: string;
+  access: ToolAccess;
+  /** OAuth scopes the connection must have been granted. */
+  scopes?: string[];
+  input: S;
+  run(args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
+}
+
+export interface AccountIdentity {
+  /** The service's stable id for the account, so a reconnect updates it instead of adding one. */
+  externalId: string;
+  /** How people tell accounts apart, e.g. the GitHub login. */
+  label: string;
+}
+
+export interface Provider {
+  manifest: ProviderManifest;
+  tools: ToolDefinition[];
+  /** Asks the service who a fresh credential belongs to. */
+  identify?: (ctx: ToolContext) => Promise<AccountIdentity>;
+  /** Puts the credential on a request; the default sends OAuth tokens as a Bearer header. */
+  authorize?: (credential: Credential, headers: Headers) => void;
+}
+
+export const defineTool = <S extends z.ZodType>(tool: ToolDefinition<S>): ToolDefinition => tool as unknown as ToolDefinition;
+
+export function defineProvider(
+  manifest: ProviderManifest,
+  tools: ToolDefinition[] = [],
+  hooks: Pick<Provider, 'identify' | 'authorize'> = {},
+): Provider {
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (!/^[a-z][a-z0-9_]*$/.test(tool.name)) throw new Error(`${manifest.name}: bad tool name "${tool.name}"`);
+    if (names.has(tool.name)) throw new Error(`${manifest.name}: duplicate tool "${tool.name}"`);
+    names.add(tool.name);
+  }
+  return { manifest, tools, ...hooks };
+}
+
+/** URL settings every provider lets the operator override (GitHub Enterprise, tests). */
+export const URL_SETTINGS = ['AUTHORIZE_URL', 'TOKEN_URL', 'REVOKE_URL', 'API_BASE_URL', 'LOGIN_URL'] as const;
+
+export function providerEnvSpec(manifest: ProviderManifest): ProviderEnvSpec {
+  return {
+    name: manifest.name,
+    envPrefix: manifest.envPrefix,
+    urlSettings: URL_SETTINGS,
+    needsClientCredentials: manifest.auth === 'oauth2',
+  };
+}

@@ -1,0 +1,83 @@
+import cookieParser from 'cookie-parser';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import helmet from 'helmet';
+import { ToolError } from '../core/errors.js';
+import { requireApiKey } from './auth.js';
+import type { ServiceContext } from './context.js';
+import { readiness } from './health.js';
+import { metaToolByName } from './meta/index.js';
+import { runMetaTool } from './meta/meta-tool.js';
+import { handleOAuthCallback } from './oauth/callback.js';
+import { handleConnectLink } from './oauth/connect-link.js';
+import { messagePage } from './portal/html.js';
+import { portalRouter } from './portal/routes.js';
+
+export function createApp(ctx: ServiceContext): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:'],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+        },
+      },
+    }),
+  );
+  app.use(cookieParser());
+
+  app.get('/healthz', (_req, res) => res.json({ ok: true }));
+  app.get('/readyz', (req: Request, res: Response) => readiness(ctx, req, res));
+
+  const api = express.Router();
+  api.use(express.json({ limit: '1mb' }));
+  api.use(requireApiKey(ctx));
+  api.use(
+    rateLimit({
+      windowMs: 60_000,
+      limit: ctx.config.RATE_LIMIT_PER_MINUTE,
+      standardHeaders: 'draft-8',
+      legacyHeaders: false,
+      keyGenerator: (req) => req.caller?.keyId ?? 'anonymous',
+      handler: (_req, res) => res.status(429).json({ error: 'Too many requests for this API key; retry after the time in RateLimit' }),
+    }),
+  );
+  api.post(
+    '/tools/:name',
+    // Express 5 hands an async handler's rejection to the error middleware below.
+    async (req: Request, res: Response) => {
+      const tool = metaToolByName.get(String(req.params.name));
+      if (!tool) return res.status(404).json({ error: `No tool named ${req.params.name}` });
+      res.json(await runMetaTool(tool, ctx, req.caller!, req.body));
+    },
+  );
+  app.use('/v1', api);
+
+  app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
+  app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
+  app.use(portalRouter(ctx));
+
+  app.use((req: Request, res: Response) => {
+    if (req.accepts(['json', 'html']) === 'html' && req.method === 'GET') {
+      return res.status(404).send(messagePage('Not found', 'There is no page here.', 'bad'));
+    }
+    res.status(404).json({ error: `No route for ${req.method} ${req.path}` });
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof ToolError) return res.status(err.status).json(err.body);
+    const e = err as { type?: string; status?: number; message?: string };
+    if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON body' });
+    if (e.type === 'entity.too.large') return res.status(413).json({ error: 'Request body too large' });
+    if (e.status && e.status >= 400 && e.status < 500) return res.status(e.status).json({ error: e.message ?? 'Bad request' });
+    ctx.logger.error({ err, path: req.path }, 'unhandled error');
+    res.status(500).json({ error: 'Internal error; the server logged the details' });
+  });
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { NextFunction, Request, Response } from 'express';
+import { authenticateApiKey, type Caller } from '../store/api-keys.js';
+import type { ServiceContext } from './context.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    caller?: Caller;
+  }
+}
+
+/** Bearer API-key authentication. The caller's identity comes from the key, never from arguments. */
+export function requireApiKey(ctx: ServiceContext) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const caller = match ? await authenticateApiKey(ctx.pool, match[1]) : undefined;
+    if (!caller) {
+      const error = match ? 'invalid_token' : 'invalid_request';
+      res
+        .status(401)
+        .set('WWW-Authenticate', `Bearer realm="switchboard", error="${error}"`)
+        .json({ error: match ? 'The API key is not valid or was revoked' : 'Missing Authorization: Bearer <api key>' });
+      return;
+    }
+    req.caller = caller;
+    next();
+  };
+}

@@ -1,0 +1,76 @@
+import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { AttemptStatus, WaitStatus } from '../core/connection.js';
+import { ToolError } from '../core/errors.js';
+import { connectionWorkflowId } from '../core/ids.js';
+import { finishAttempt, getAttempt } from '../store/connection-attempts.js';
+import type { Pool } from '../store/database.js';
+import { connectionResolvedSignal, waitForConnectionUpdate } from '../workflows/connection.js';
+
+/** How long past a wait's own deadline the client keeps listening before it decides itself. */
+const GRACE_MS = 15_000;
+/** Deadlines this close together count as the same wait. */
+const SAME_DEADLINE_MS = 1_000;
+
+const asWaitStatus = (status: AttemptStatus): WaitStatus => (status === 'CONNECTED' ? 'CONNECTED' : 'EXPIRED');
+
+/**
+ * Waits on a connection workflow's Update. Temporal admits only ten in-flight updates per
+ * workflow, so concurrent waiters in this process share one update when it ends no later than
+ * they would. A waiter is woken by the callback's signal, not by polling.
+ */
+export class ConnectionWaiter {
+  private readonly inflight = new Map<string, { deadline: number; promise: Promise<WaitStatus> }>();
+
+  constructor(
+    private readonly temporal: Client,
+    private readonly pool: Pool,
+    private readonly logger: Logger,
+  ) {}
+
+  async wait(attemptId: string, timeoutSec: number): Promise<WaitStatus> {
+    const deadline = Date.now() + timeoutSec * 1000;
+    const shared = this.inflight.get(attemptId);
+    if (shared && shared.deadline <= deadline + SAME_DEADLINE_MS) {
+      const status = await shared.promise;
+      // An earlier wait reaped the attempt: for this longer waiter, the attempt expired.
+      return status === 'TIMEOUT' && deadline - shared.deadline > SAME_DEADLINE_MS ? 'EXPIRED' : status;
+    }
+    const promise = this.runUpdate(attemptId, timeoutSec, deadline);
+    this.inflight.set(attemptId, { deadline, promise });
+    try {
+      return await promise;
+    } finally {
+      if (this.inflight.get(attemptId)?.promise === promise) this.inflight.delete(attemptId);
+    }
+  }
+
+  private async runUpdate(attemptId: string, timeoutSec: number, deadline: number): Promise<WaitStatus> {
+    const handle = this.temporal.workflow.getHandle(connectionWorkflowId(attemptId));
+    try {
+      const result = await this.temporal.withDeadline(deadline + GRACE_MS, () =>
+        handle.executeUpdate(waitForConnectionUpdate, { args: [{ timeoutSec }] }),
+      );
+      return result.status;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError) {
+        // The workflow already finished: the database holds the final status.
+        return this.statusFromDatabase(attemptId);
+      }
+      if (Date.now() >= deadline) {
+        // No worker answered in time. The database decides, exactly as the workflow would.
+        this.logger.warn({ attemptId, err: (err as Error).message }, 'connection wait reaped without the worker');
+        const status = await finishAttempt(this.pool, attemptId, { status: 'EXPIRED' });
+        await handle.signal(connectionResolvedSignal, { status: 'EXPIRED' }).catch(() => {});
+        return status === 'EXPIRED' ? 'TIMEOUT' : asWaitStatus(status ?? 'EXPIRED');
+      }
+      this.logger.error({ attemptId, err: (err as Error).message }, 'connection wait failed');
+      throw new ToolError({ error: 'Temporal is unavailable; try wait_for_connection again shortly' }, 503);
+    }
+  }
+
+  private async statusFromDatabase(attemptId: string): Promise<WaitStatus> {
+    const attempt = await getAttempt(this.pool, attemptId);
+    return asWaitStatus(attempt?.status === 'PENDING' ? 'EXPIRED' : (attempt?.status ?? 'EXPIRED'));
+  }
+}

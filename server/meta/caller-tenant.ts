@@ -1,0 +1,16 @@
+import type { TenantSettings } from '../../core/policy.js';
+import { isProviderEnabled } from '../../core/policy.js';
+import type { Provider } from '../../providers/sdk.js';
+import type { Caller } from '../../store/api-keys.js';
+import { getTenant } from '../../store/tenants.js';
+import type { ServiceContext } from '../context.js';
+
+export async function tenantSettings(ctx: ServiceContext, caller: Caller): Promise<TenantSettings> {
+  return (await getTenant(ctx.pool, caller.tenantId))?.settings ?? {};
+}
+
+/** The providers this caller's tenant enabled, in registration order. */
+export async function enabledProviders(ctx: ServiceContext, caller: Caller): Promise<Provider[]> {
+  const settings = await tenantSettings(ctx, caller);
+  return ctx.registry.list().filter((p) => isProviderEnabled(settings, p.manifest.name));
+}

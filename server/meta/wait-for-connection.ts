@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { WAIT_TIMEOUT_DEFAULT_SEC, WAIT_TIMEOUT_MAX_SEC } from '../../core/connection.js';
+import { ToolError } from '../../core/errors.js';
+import { getAttemptForCaller } from '../../store/connection-attempts.js';
+import { defineMetaTool } from './meta-tool.js';
+
+export const waitForConnection = defineMetaTool({
+  name: 'wait_for_connection',
+  description:
+    `Wait until the user finishes connecting. Answers {status}: CONNECTED (go on and use the tools), TIMEOUT (nobody ` +
+    `finished in time; the attempt is now expired) or EXPIRED (this attempt can never connect: call connect again and ` +
+    `give the user the new url). timeoutSec: positive integer, default ${WAIT_TIMEOUT_DEFAULT_SEC}, max ${WAIT_TIMEOUT_MAX_SEC}.`,
+  input: z
+    .object({
+      connectionId: z.string().min(1).max(200),
+      timeoutSec: z.number().int().positive().max(WAIT_TIMEOUT_MAX_SEC).default(WAIT_TIMEOUT_DEFAULT_SEC),
+    })
+    .strict(),
+  async handler(ctx, caller, args) {
+    const attempt = await getAttemptForCaller(ctx.pool, caller, args.connectionId);
+    // Another user's id answers exactly like an unknown one, so ids cannot be probed.
+    if (!attempt) throw new ToolError({ error: 'Unknown connectionId' }, 404);
+    if (attempt.status === 'CONNECTED') return { status: 'CONNECTED' };
+    if (attempt.status !== 'PENDING') return { status: 'EXPIRED' };
+    return { status: await ctx.waiter.wait(attempt.id, args.timeoutSec) };
+  },
+});

@@ -1,0 +1,197 @@
+import { sharingAdmits } from '../core/policy.js';
+import { newId } from './ids.js';
+import type { Keyring } from './keyring.js';
+import type { Queryable } from './queryable.js';
+
+export type AccountScope = 'user' | 'tenant';
+export type AccountStatus = 'active' | 'needs_reauth';
+
+export interface Account {
+  id: string;
+  tenantId: string;
+  ownerUserId: string | null;
+  scope: AccountScope;
+  integration: string;
+  label: string;
+  isDefault: boolean;
+  sharingRoles: string[];
+  status: AccountStatus;
+  grantedScopes: string[];
+  accessExpiresAt: Date | null;
+  credentialVersion: number;
+  hasCredential: boolean;
+}
+
+/** What is sealed in `credential_sealed`; never leaves an activity or a request handler. */
+export interface StoredCredential {
+  type: 'oauth2' | 'apikey' | 'cookie';
+  accessToken?: string;
+  refreshToken?: string;
+  tokenType?: string;
+  fields?: Record<string, string>;
+  cookies?: { name: string; value: string; domain: string; path?: string }[];
+}
+
+const COLUMNS = `id, tenant_id AS "tenantId", owner_user_id AS "ownerUserId", scope, integration, label,
+  is_default AS "isDefault", sharing_roles AS "sharingRoles", status, granted_scopes AS "grantedScopes",
+  access_expires_at AS "accessExpiresAt", credential_version AS "credentialVersion",
+  (credential_sealed IS NOT NULL) AS "hasCredential"`;
+
+/** Binds a ciphertext to its row: copied into another account, it fails to decrypt. */
+export const credentialAad = (tenantId: string, accountId: string) => `account:${tenantId}:${accountId}:credential`;
+
+export async function getAccount(db: Queryable, tenantId: string, id: string): Promise<Account | undefined> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  return rows[0];
+}
+
+/**
+ * The accounts a caller may use: their own first, then the organisation's whose sharing admits
+ * one of the caller's roles. Defaults first within each group.
+ */
+export async function listUsableAccounts(
+  db: Queryable,
+  caller: { tenantId: string; userId: string; roles: readonly string[] },
+  integration?: string,
+): Promise<Account[]> {
+  const { rows } = await db.query<Account>(
+    `SELECT ${COLUMNS} FROM accounts
+      WHERE tenant_id = $1 AND (owner_user_id = $2 OR scope = 'tenant') AND ($3::text IS NULL OR integration = $3)
+      ORDER BY (scope = 'user') DESC, is_default DESC, created_at`,
+    [caller.tenantId, caller.userId, integration ?? null],
+  );
+  return rows.filter((a) => a.scope === 'user' || sharingAdmits(a.sharingRoles, caller.roles));
+}
+
+export interface NewAccount {
+  tenantId: string;
+  ownerUserId: string | null;
+  integration: string;
+  label: string;
+  sharingRoles?: string[];
+  grantedScopes?: string[];
+  accessExpiresAt?: Date | null;
+  externalId?: string | null;
+  credential?: StoredCredential;
+}
+
+/**
+ * Stores a new account with its sealed credential. It becomes the owner's default for the
+ * integration when the owner has none yet.
+ */
+export async function insertAccount(db: Queryable, keyring: Keyring, input: NewAccount): Promise<Account> {
+  const id = newId('account');
+  const sealed = input.credential ? keyring.encrypt(JSON.stringify(input.credential), credentialAad(input.tenantId, id)) : null;
+  const { rows } = await db.query(
+    `INSERT INTO accounts (id, tenant_id, owner_user_id, scope, integration, label, is_default, sharing_roles,
+        credential_sealed, credential_key_id, granted_scopes, access_expires_at, external_id)
+     VALUES ($1, $2, $3, $4, $5, $6,
+        NOT EXISTS (SELECT 1 FROM accounts WHERE tenant_id = $2 AND owner_user_id IS NOT DISTINCT FROM $3
+                      AND integration = $5 AND is_default),
+        $7, $8, $9, $10, $11, $12)
+     RETURNING ${COLUMNS}`,
+    [
+      id,
+      input.tenantId,
+      input.ownerUserId,
+      input.ownerUserId ? 'user' : 'tenant',
+      input.integration,
+      input.label,
+      input.sharingRoles ?? [],
+      sealed,
+      sealed ? keyring.activeKeyId : null,
+      input.grantedScopes ?? [],
+      input.accessExpiresAt ?? null,
+      input.externalId ?? null,
+    ],
+  );
+  return rows[0];
+}
+
+export async function readCredential(db: Queryable, keyring: Keyring, tenantId: string, id: string): Promise<StoredCredential | undefined> {
+  const { rows } = await db.query('SELECT credential_sealed FROM accounts WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  const sealed = rows[0]?.credential_sealed as string | undefined;
+  return sealed ? (JSON.parse(keyring.decrypt(sealed, credentialAad(tenantId, id))) as StoredCredential) : undefined;
+}
+
+/** Writes a new credential only if nobody else wrote one since `expectedVersion` was read. */
+export async function replaceCredential(
+  db: Queryable,
+  keyring: Keyring,
+  account: { tenantId: string; id: string },
+  credential: StoredCredential,
+  options: { expectedVersion?: number; accessExpiresAt?: Date | null; grantedScopes?: string[] },
+): Promise<boolean> {
+  const sealed = keyring.encrypt(JSON.stringify(credential), credentialAad(account.tenantId, account.id));
+  const { rowCount } = await db.query(
+    `UPDATE accounts SET credential_sealed = $3, credential_key_id = $4, access_expires_at = $5,
+        granted_scopes = coalesce($6, granted_scopes), credential_version = credential_version + 1,
+        status = 'active', updated_at = now()
+      WHERE tenant_id = $1 AND id = $2 AND ($7::int IS NULL OR credential_version = $7)`,
+    [
+      account.tenantId,
+      account.id,
+      sealed,
+      keyring.activeKeyId,
+      options.accessExpiresAt ?? null,
+      options.grantedScopes ?? null,
+      options.expectedVersion ?? null,
+    ],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function setAccountStatus(db: Queryable, tenantId: string, id: string, status: AccountStatus): Promise<void> {
+  await db.query('UPDATE accounts SET status = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [tenantId, id, status]);
+}
+
+export async function deleteAccount(db: Queryable, tenantId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM accounts WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Re-seals every credential under the active key; returns how many rows moved. */
+export async function resealCredentials(db: Queryable, keyring: Keyring): Promise<number> {
+  const { rows } = await db.query(
+    'SELECT id, tenant_id, credential_sealed FROM accounts WHERE credential_sealed IS NOT NULL AND credential_key_id <> $1',
+    [keyring.activeKeyId],
+  );
+  for (const row of rows) {
+    const aad = credentialAad(row.tenant_id, row.id);
+    const resealed = keyring.encrypt(keyring.decrypt(row.credential_sealed, aad), aad);
+    await db.query('UPDATE accounts SET credential_sealed = $2, credential_key_id = $3 WHERE id = $1 AND credential_sealed = $4', [
+      row.id,
+      resealed,
+      keyring.activeKeyId,
+      row.credential_sealed,
+    ]);
+  }
+  return rows.length;
+}
+
+/**
+ * Stores the credential of a completed connection: a reconnect of the same service account
+ * (same external id) refreshes that account in place; anything else adds an account.
+ */
+export async function saveConnectedAccount(
+  db: Queryable,
+  keyring: Keyring,
+  input: NewAccount & { credential: StoredCredential },
+): Promise<Account> {
+  if (input.externalId) {
+    const { rows } = await db.query(
+      `SELECT id FROM accounts WHERE tenant_id = $1 AND owner_user_id IS NOT DISTINCT FROM $2 AND integration = $3 AND external_id = $4`,
+      [input.tenantId, input.ownerUserId, input.integration, input.externalId],
+    );
+    if (rows[0]) {
+      const id = rows[0].id as string;
+      await replaceCredential(db, keyring, { tenantId: input.tenantId, id }, input.credential, {
+        accessExpiresAt: input.accessExpiresAt ?? null,
+        grantedScopes: input.grantedScopes,
+      });
+      await db.query('UPDATE accounts SET label = $3 WHERE tenant_id = $1 AND id = $2', [input.tenantId, id, input.label]);
+      return (await getAccount(db, input.tenantId, id)) as Account;
+    }
+  }
+  return insertAccount(db, keyring, input);
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { newId, newSecret } from './ids.js';
+import type { Queryable } from './queryable.js';
+
+/** Who a request acts as; derived from the bearer key, never from arguments. */
+export interface Caller {
+  tenantId: string;
+  userId: string;
+  roles: string[];
+  keyId?: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  userId: string;
+  label: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const KEY_PREFIX = 'sbk_';
+const hashKey = (key: string): Buffer => createHash('sha256').update(key).digest();
+
+/** Creates a key and returns it in clear exactly once; only its hash is stored. */
+export async function createApiKey(
+  db: Queryable,
+  input: { tenantId: string; userId: string; label?: string },
+): Promise<{ id: string; key: string }> {
+  const id = newId('apiKey');
+  const key = `${KEY_PREFIX}${newSecret(32)}`;
+  await db.query('INSERT INTO api_keys (id, tenant_id, user_id, key_hash, label) VALUES ($1, $2, $3, $4, $5)', [
+    id,
+    input.tenantId,
+    input.userId,
+    hashKey(key),
+    input.label ?? null,
+  ]);
+  return { id, key };
+}
+
+export async function authenticateApiKey(db: Queryable, key: string): Promise<Caller | undefined> {
+  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
+  const { rows } = await db.query(
+    `UPDATE api_keys k SET last_used_at = now()
+       FROM users u
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.id = k.user_id
+      RETURNING k.id AS "keyId", k.tenant_id AS "tenantId", k.user_id AS "userId", u.roles`,
+    [hashKey(key)],
+  );
+  return rows[0];
+}
+
+export async function listApiKeys(db: Queryable, tenantId: string): Promise<ApiKeyInfo[]> {
+  const { rows } = await db.query(
+    `SELECT id, user_id AS "userId", label, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"
+       FROM api_keys WHERE tenant_id = $1 ORDER BY created_at`,
+    [tenantId],
+  );
+  return rows;
+}
+
+export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  return (rowCount ?? 0) > 0;
+}

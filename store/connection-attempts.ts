@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import type { AttemptStatus } from '../core/connection.js';
+import { newAttemptId } from './ids.js';
+import type { Keyring } from './keyring.js';
+import type { Queryable } from './queryable.js';
+
+export interface ConnectionAttempt {
+  id: string;
+  tenantId: string;
+  userId: string;
+  integration: string;
+  authMode: string;
+  status: AttemptStatus;
+  accountId: string | null;
+  error: string | null;
+  expiresAt: Date;
+}
+
+const COLUMNS = `id, tenant_id AS "tenantId", user_id AS "userId", integration, auth_mode AS "authMode",
+  status, account_id AS "accountId", error, expires_at AS "expiresAt"`;
+
+export const hashState = (state: string): Buffer => createHash('sha256').update(state).digest();
+const pkceAad = (attemptId: string) => `attempt:${attemptId}:pkce`;
+
+export async function createAttempt(
+  db: Queryable,
+  input: { tenantId: string; userId: string; integration: string; authMode: string; ttlSec: number },
+): Promise<ConnectionAttempt> {
+  const { rows } = await db.query(
+    `INSERT INTO connection_attempts (id, tenant_id, user_id, integration, auth_mode, expires_at)
+     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6)) RETURNING ${COLUMNS}`,
+    [newAttemptId(), input.tenantId, input.userId, input.integration, input.authMode, input.ttlSec],
+  );
+  return rows[0];
+}
+
+/** The attempt, only if it belongs to this caller: others' ids look exactly like unknown ones. */
+export async function getAttemptForCaller(
+  db: Queryable,
+  caller: { tenantId: string; userId: string },
+  id: string,
+): Promise<ConnectionAttempt | undefined> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id::text = $1 AND tenant_id = $2 AND user_id = $3`, [
+    id,
+    caller.tenantId,
+    caller.userId,
+  ]);
+  return rows[0];
+}
+
+export async function getAttempt(db: Queryable, id: string): Promise<ConnectionAttempt | undefined> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+/** Records the OAuth state (hashed) and PKCE verifier (sealed) for a PENDING attempt. */
+export async function recordAuthorizationRequest(
+  db: Queryable,
+  keyring: Keyring,
+  id: string,
+  input: { state: string; codeVerifier: string },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE connection_attempts SET state_hash = $2, pkce_sealed = $3 WHERE id = $1 AND status = 'PENDING'`,
+    [id, hashState(input.state), keyring.encrypt(input.codeVerifier, pkceAad(id))],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * Looks an attempt up by its OAuth state and consumes the state, so a replayed callback finds
+ * nothing. Returns the PKCE verifier alongside, opened.
+ */
+export async function consumeState(
+  db: Queryable,
+  keyring: Keyring,
+  state: string,
+): Promise<{ attempt: ConnectionAttempt; codeVerifier: string } | undefined> {
+  const { rows } = await db.query(
+    `UPDATE connection_attempts a SET state_hash = NULL, pkce_sealed = NULL
+       FROM (SELECT id, pkce_sealed FROM connection_attempts WHERE state_hash = $1 FOR UPDATE) old
+      WHERE a.id = old.id
+      RETURNING ${COLUMNS.replace(/\bid,/, 'a.id,')}, old.pkce_sealed AS "pkceSealed"`,
+    [hashState(state)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { pkceSealed, ...attempt } = row;
+  return { attempt, codeVerifier: keyring.decrypt(pkceSealed, pkceAad(attempt.id)) };
+}
+
+/**
+ * Moves a PENDING attempt to a final state. Only PENDING moves: an EXPIRED attempt stays
+ * EXPIRED whatever arrives later. Returns the status the attempt has afterwards.
+ */
+export async function finishAttempt(
+  db: Queryable,
+  id: string,
+  outcome: { status: Exclude<AttemptStatus, 'PENDING'>; accountId?: string; error?: string },
+): Promise<AttemptStatus | undefined> {
+  const { rows } = await db.query(
+    `WITH moved AS (
+       UPDATE connection_attempts SET status = $2, account_id = $3, error = $4, completed_at = now(),
+              state_hash = NULL, pkce_sealed = NULL
+        WHERE id = $1 AND status = 'PENDING' RETURNING status)
+     SELECT status FROM moved UNION ALL SELECT status FROM connection_attempts WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM moved)`,
+    [id, outcome.status, outcome.accountId ?? null, outcome.error ?? null],
+  );
+  return rows[0]?.status;
+}
+
+/** Locks a PENDING attempt inside a transaction (the callback promotes it under this lock). */
+export async function lockPendingAttempt(db: Queryable, id: string): Promise<ConnectionAttempt | undefined> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id = $1 AND status = 'PENDING' FOR UPDATE`, [id]);
+  return rows[0];
+}

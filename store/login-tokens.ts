@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import { newSecret } from './ids.js';
+import type { Queryable } from './queryable.js';
+
+const hash = (token: string) => createHash('sha256').update(token).digest();
+
+/** A one-time portal sign-in token for development (`admin login-link`). */
+export async function createLoginToken(db: Queryable, userId: string, ttlSec = 900): Promise<string> {
+  const token = newSecret(32);
+  await db.query('INSERT INTO login_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))', [
+    hash(token),
+    userId,
+    ttlSec,
+  ]);
+  return token;
+}
+
+/** Consumes the token; answers its user only the first time and only before it expires. */
+export async function consumeLoginToken(db: Queryable, token: string): Promise<{ userId: string; tenantId: string } | undefined> {
+  const { rows } = await db.query(
+    `UPDATE login_tokens l SET used_at = now() FROM users u
+      WHERE l.token_hash = $1 AND l.used_at IS NULL AND l.expires_at > now() AND u.id = l.user_id
+      RETURNING u.id AS "userId", u.tenant_id AS "tenantId"`,
+    [hash(token)],
+  );
+  return rows[0];
+}

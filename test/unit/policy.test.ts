@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { hasConnectionRole, isProviderEnabled, isToolAllowed, matchesPattern, sharingAdmits } from '../../core/policy.js';
+
+describe('policy', () => {
+  it('matches * against any run of characters and nothing else as special', () => {
+    expect(matchesPattern('ticket_*', 'ticket_create')).toBe(true);
+    expect(matchesPattern('*_delete', 'repo_delete')).toBe(true);
+    expect(matchesPattern('*_delete', 'repo_deleted')).toBe(false);
+    expect(matchesPattern('list.repos', 'listXrepos')).toBe(false);
+    expect(matchesPattern('*', 'anything')).toBe(true);
+  });
+
+  it('applies allowedTools, includeTools and excludeTools together', () => {
+    expect(isToolAllowed({}, 'create_issue')).toBe(true);
+    expect(isToolAllowed({ allowedTools: ['list_repos'] }, 'create_issue')).toBe(false);
+    expect(isToolAllowed({ includeTools: [] }, 'create_issue')).toBe(true);
+    expect(isToolAllowed({ includeTools: ['list_*'] }, 'create_issue')).toBe(false);
+    expect(isToolAllowed({ includeTools: ['*_issue'], excludeTools: ['create_*'] }, 'create_issue')).toBe(false);
+    expect(isToolAllowed({ includeTools: ['*_issue'], excludeTools: ['create_*'] }, 'get_issue')).toBe(true);
+  });
+
+  it('checks providers, connection roles and sharing', () => {
+    expect(isProviderEnabled({}, 'github')).toBe(true);
+    expect(isProviderEnabled({ enabledProviders: ['slack'] }, 'github')).toBe(false);
+    expect(hasConnectionRole({}, [])).toBe(true);
+    expect(hasConnectionRole({ connectionRoles: ['eng'] }, ['member'])).toBe(false);
+    expect(hasConnectionRole({ connectionRoles: ['eng'] }, ['eng'])).toBe(true);
+    expect(sharingAdmits(['eng'], ['member'])).toBe(false);
+    expect(sharingAdmits(['eng', 'ops'], ['ops'])).toBe(true);
+  });
+});

@@ -1,0 +1,2 @@
+// Every workflow the Switchboard worker runs. The worker bundles this file.
+export { connectionWorkflow } from './connection.js';
