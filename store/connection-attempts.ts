@@ -69,13 +69,14 @@ export async function recordAuthorizationRequest(
 
 /**
  * Looks an attempt up by its OAuth state and consumes the state, so a replayed callback finds
- * nothing. Returns the PKCE verifier alongside, opened.
+ * nothing. Returns the PKCE verifier alongside, opened — none once the attempt is final (the
+ * state is kept until then so a late callback can still be told the attempt expired).
  */
 export async function consumeState(
   db: Queryable,
   keyring: Keyring,
   state: string,
-): Promise<{ attempt: ConnectionAttempt; codeVerifier: string } | undefined> {
+): Promise<{ attempt: ConnectionAttempt; codeVerifier?: string } | undefined> {
   const { rows } = await db.query(
     `UPDATE connection_attempts a SET state_hash = NULL, pkce_sealed = NULL
        FROM (SELECT id, pkce_sealed FROM connection_attempts WHERE state_hash = $1 FOR UPDATE) old
@@ -86,7 +87,7 @@ export async function consumeState(
   const row = rows[0];
   if (!row) return undefined;
   const { pkceSealed, ...attempt } = row;
-  return { attempt, codeVerifier: keyring.decrypt(pkceSealed, pkceAad(attempt.id)) };
+  return { attempt, codeVerifier: pkceSealed ? keyring.decrypt(pkceSealed, pkceAad(attempt.id)) : undefined };
 }
 
 /**
@@ -101,7 +102,7 @@ export async function finishAttempt(
   const { rows } = await db.query(
     `WITH moved AS (
        UPDATE connection_attempts SET status = $2, account_id = $3, error = $4, completed_at = now(),
-              state_hash = NULL, pkce_sealed = NULL
+              pkce_sealed = NULL
         WHERE id = $1 AND status = 'PENDING' RETURNING status)
      SELECT status FROM moved UNION ALL SELECT status FROM connection_attempts WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM moved)`,
     [id, outcome.status, outcome.accountId ?? null, outcome.error ?? null],

@@ -11,6 +11,8 @@ import type { ServiceContext } from '../context.js';
 import { messagePage } from '../portal/html.js';
 import { oauthCallbackUrl } from '../portal/urls.js';
 
+const EXPIRED_MESSAGE = 'This connection attempt expired before you finished. Ask your agent to start again; it will give you a new link.';
+
 /**
  * GET /oauth/callback — validates the state, exchanges the code with PKCE, stores the sealed
  * credential and promotes the attempt if (and only if) it is still PENDING, then signals the
@@ -30,6 +32,12 @@ export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res
   }
   const { attempt, codeVerifier } = consumed;
   const log = ctx.logger.child({ attemptId: attempt.id, integration: attempt.integration });
+  if (attempt.status !== 'PENDING' || !codeVerifier) {
+    // Never exchange a code for an attempt that can no longer connect.
+    log.info({ status: attempt.status }, 'callback for a final attempt; code not exchanged');
+    res.status(410).send(messagePage('Link expired', EXPIRED_MESSAGE, 'bad'));
+    return;
+  }
 
   if (typeof req.query.error === 'string') {
     log.info({ error: req.query.error }, 'the user or the service declined the authorization');

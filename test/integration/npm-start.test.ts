@@ -51,7 +51,8 @@ describe('npm start', () => {
       output += d;
     });
     const deadline = Date.now() + 120_000;
-    while (!output.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+    while (!output.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 200));
     expect(output, output).toContain('Switchboard is running');
 
     const key = /Demo API key\s+(sbk_\S+)/.exec(output)?.[1];

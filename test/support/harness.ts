@@ -34,7 +34,7 @@ export interface Stack {
   schema: string;
   logs: LogCapture;
   env: Record<string, string>;
-  /** Starts (or restarts) the worker. */
+  /** Starts (or restarts) the in-process worker. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
@@ -46,7 +46,7 @@ export interface Stack {
  */
 export async function startStack(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Stack> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const port = await freePort();
+  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -129,3 +129,29 @@ export async function createTestUser(stack: Stack, input: { tenantId?: string; e
 }
 
 export { configFromEnv };
+
+/**
+ * Switchboard's worker as a separate OS process (`bin/worker.ts`), so a test can SIGKILL it
+ * mid-run the way a crash would, and start a new one.
+ */
+export async function spawnWorkerProcess(stack: Stack): Promise<import('node:child_process').ChildProcess> {
+  const { spawn } = await import('node:child_process');
+  const root = new URL('../..', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/worker.ts'], {
+    cwd: root,
+    env: { ...process.env, ...stack.env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d;
+      stack.logs.lines.push(d.toString());
+      if (output.includes('worker running')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before running:\n${output}`)));
+  });
+  return child;
+}
