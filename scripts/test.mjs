@@ -25,7 +25,7 @@ try {
   }
   say('lint and type check (biome, tsc)');
   for (const [cmd, args] of [
-    ['node_modules/@biomejs/biome/bin/biome', ['check', '.']],
+    ['node_modules/@biomejs/biome/bin/biome', ['check', '--error-on-warnings', '.']],
     ['node_modules/typescript/bin/tsc', ['-p', '.']],
   ]) {
     const status = spawnSync(process.execPath, [cmd, ...args], { stdio: 'inherit', cwd: ROOT }).status;

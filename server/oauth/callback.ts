@@ -1,12 +1,9 @@
 import type { Request, Response } from 'express';
-import { connectionWorkflowId } from '../../core/ids.js';
 import { exchangeCode, OAuthFlowError, revokeToken, type TokenSet } from '../../providers/oauth-client.js';
 import type { Provider } from '../../providers/sdk.js';
 import { createToolContext } from '../../providers/tool-context.js';
-import { saveConnectedAccount } from '../../store/accounts.js';
-import { type ConnectionAttempt, consumeState, finishAttempt, lockPendingAttempt } from '../../store/connection-attempts.js';
-import { transaction } from '../../store/queryable.js';
-import { connectionResolvedSignal } from '../../workflows/connection.js';
+import { type ConnectionAttempt, consumeState } from '../../store/connection-attempts.js';
+import { completeConnection } from '../connections/complete-connection.js';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from '../portal/html.js';
 import { oauthCallbackUrl } from '../portal/urls.js';
@@ -83,21 +80,12 @@ export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res
   }
 
   const identity = await identify(ctx, provider, attempt, tokens);
-  const outcome = await transaction(ctx.pool, async (db) => {
-    // Only a PENDING attempt may be promoted: an EXPIRED one stays EXPIRED.
-    if (!(await lockPendingAttempt(db, attempt.id))) return undefined;
-    const account = await saveConnectedAccount(db, ctx.keyring, {
-      tenantId: attempt.tenantId,
-      ownerUserId: attempt.userId,
-      integration: attempt.integration,
-      label: identity?.label ?? provider.manifest.displayName,
-      externalId: identity?.externalId ?? null,
-      grantedScopes: tokens.scopes,
-      accessExpiresAt: tokens.expiresAt ?? null,
-      credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType },
-    });
-    await finishAttempt(db, attempt.id, { status: 'CONNECTED', accountId: account.id });
-    return account;
+  const outcome = await completeConnection(ctx, attempt, {
+    label: identity?.label ?? provider.manifest.displayName,
+    externalId: identity?.externalId ?? null,
+    grantedScopes: tokens.scopes,
+    accessExpiresAt: tokens.expiresAt ?? null,
+    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType },
   });
 
   if (!outcome) {
@@ -115,11 +103,6 @@ export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res
     return;
   }
 
-  // Ids only. If the signal is lost, the database already says CONNECTED and waiters read it.
-  await ctx.temporal.workflow
-    .getHandle(connectionWorkflowId(attempt.id))
-    .signal(connectionResolvedSignal, { status: 'CONNECTED', accountId: outcome.id })
-    .catch((err: Error) => log.warn({ err: err.message }, 'could not signal the connection workflow'));
   log.info({ accountId: outcome.id }, 'connected');
   res.send(
     messagePage(

@@ -6,9 +6,9 @@ import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { launchBrowser } from '../support/browser.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { freePort } from '../support/global-setup.js';
 import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { freePort } from '../support/ports.js';
 
 let auth: TestAuthServer;
 let apis: FakeApis;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/global-setup.js';
+import { freePort } from '../support/ports.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

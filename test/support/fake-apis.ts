@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { freePort } from './global-setup.js';
+import { freePort } from './ports.js';
 
 /**
  * Fake service APIs over real HTTP, speaking the real services' shapes. They accept only access

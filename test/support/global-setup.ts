@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -7,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../bin/support/temporal-dev-server.js';
 import { WORKFLOWS_PATH } from '../../plugin/index.js';
 import { ensureDatabase } from '../../store/database.js';
+import { freePort } from './ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,17 +15,6 @@ declare module 'vitest' {
     workflowBundlePath: string;
     testDatabaseUrl: string;
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,157 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { listen, type RunningServer } from '../../bin/support/listen.js';
-import { configFromEnv, createWorker, openServices, type Services } from '../../bin/support/services.js';
-import { createLogger } from '../../server/logger.js';
-import { createApiKey } from '../../store/api-keys.js';
-import { createLoginToken } from '../../store/login-tokens.js';
-import { createTenant } from '../../store/tenants.js';
-import { createUser, type User } from '../../store/users.js';
-import { freePort } from './global-setup.js';
+import { type Stack, startStackOn } from './stack.js';
 
-export const TEST_KEY = `test1:${randomBytes(32).toString('base64')}`;
+export * from './stack.js';
 
-/** Captures every log line of a test stack, so tests can search them for leaked secrets. */
-export class LogCapture extends Writable {
-  readonly lines: string[] = [];
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.lines.push(chunk.toString());
-    done();
-  }
-  text(): string {
-    return this.lines.join('');
-  }
-}
-
-export interface Stack {
-  services: Services;
-  worker?: Worker;
-  workerRun?: Promise<void>;
-  http: RunningServer;
-  baseUrl: string;
-  schema: string;
-  logs: LogCapture;
-  env: Record<string, string>;
-  /** Starts (or restarts) the in-process worker. */
-  startWorker(): Promise<void>;
-  stopWorker(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * A whole Switchboard on real parts for one test file: its own Postgres schema, its own task
- * queue on the shared Temporal dev server, a worker and an HTTP server on a free port.
- */
-export async function startStack(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Stack> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env: Record<string, string> = {
-    NODE_ENV: 'test',
-    PORT: String(port),
-    PUBLIC_BASE_URL: baseUrl,
-    DATABASE_URL: inject('testDatabaseUrl'),
-    DATABASE_SCHEMA: schema,
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_TASK_QUEUE: `switchboard-${schema}`,
-    ENCRYPTION_KEYS: TEST_KEY,
-    PORTAL_SIGNING_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'debug',
-    ...options.env,
-  };
-  const config = configFromEnv(env);
-  const logs = new LogCapture();
-  const services = await openServices(config, createLogger({ level: 'debug', destination: logs }));
-  const http = await listen(services, port);
-  const stack: Stack = {
-    services,
-    http,
-    baseUrl,
-    schema,
-    logs,
-    env,
-    async startWorker() {
-      stack.worker = await createWorker(services, { workflowBundle: { codePath: inject('workflowBundlePath') } });
-      stack.workerRun = stack.worker.run();
+/** A whole Switchboard for one test file, on the Temporal server and database of this run. */
+export function startStack(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Stack> {
+  return startStackOn(
+    {
+      temporalAddress: inject('temporalAddress'),
+      databaseUrl: inject('testDatabaseUrl'),
+      workflowBundlePath: inject('workflowBundlePath'),
     },
-    async stopWorker() {
-      if (!stack.worker) return;
-      stack.worker.shutdown();
-      await stack.workerRun;
-      stack.worker = undefined;
-    },
-    async close() {
-      await stack.stopWorker();
-      await http.close();
-      await services.pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await services.close();
-    },
-  };
-  if (options.worker !== false) await stack.startWorker();
-  return stack;
-}
-
-export interface TestUser {
-  user: User;
-  apiKey: string;
-  /** POST /v1/tools/<name> as this user. */
-  call(tool: string, args?: unknown): Promise<{ status: number; body: any }>;
-  loginLink(): Promise<string>;
-}
-
-export async function createTestUser(stack: Stack, input: { tenantId?: string; email?: string; roles?: string[] } = {}): Promise<TestUser> {
-  const { pool } = stack.services;
-  const tenantId = input.tenantId ?? (await createTenant(pool, { name: `tenant ${randomBytes(3).toString('hex')}` })).id;
-  await pool.query(`INSERT INTO tenants (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [tenantId]);
-  const user = await createUser(pool, {
-    tenantId,
-    email: input.email ?? `${randomBytes(4).toString('hex')}@example.com`,
-    roles: input.roles,
-  });
-  const { key } = await createApiKey(pool, { tenantId, userId: user.id });
-  return {
-    user,
-    apiKey: key,
-    async call(tool, args = {}) {
-      const res = await fetch(`${stack.baseUrl}/v1/tools/${tool}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(args),
-      });
-      return { status: res.status, body: await res.json() };
-    },
-    async loginLink() {
-      return `${stack.baseUrl}/portal/login-link?token=${await createLoginToken(pool, user.id)}`;
-    },
-  };
-}
-
-export { configFromEnv };
-
-/**
- * Switchboard's worker as a separate OS process (`bin/worker.ts`), so a test can SIGKILL it
- * mid-run the way a crash would, and start a new one.
- */
-export async function spawnWorkerProcess(stack: Stack): Promise<import('node:child_process').ChildProcess> {
-  const { spawn } = await import('node:child_process');
-  const root = new URL('../..', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/worker.ts'], {
-    cwd: root,
-    env: { ...process.env, ...stack.env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      output += d;
-      stack.logs.lines.push(d.toString());
-      if (output.includes('worker running')) resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before running:\n${output}`)));
-  });
-  return child;
+    options,
+  );
 }

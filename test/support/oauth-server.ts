@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import Provider from 'oidc-provider';
-import { freePort } from './global-setup.js';
+import { freePort } from './ports.js';
 
 /**
  * A real OAuth 2.0 / OIDC authorization server (oidc-provider) in the test process. It stands in

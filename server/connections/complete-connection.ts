@@ -1,0 +1,41 @@
+import { connectionWorkflowId } from '../../core/ids.js';
+import { type Account, type NewAccount, type StoredCredential, saveConnectedAccount } from '../../store/accounts.js';
+import { type ConnectionAttempt, finishAttempt, lockPendingAttempt } from '../../store/connection-attempts.js';
+import { transaction } from '../../store/queryable.js';
+import { connectionResolvedSignal } from '../../workflows/connection.js';
+import type { ServiceContext } from '../context.js';
+
+export type CompletedAccount = Pick<NewAccount, 'label' | 'externalId' | 'grantedScopes' | 'accessExpiresAt'> & {
+  credential: StoredCredential;
+};
+
+/**
+ * Finishes a connection attempt with a credential — the end of every auth mode's flow (OAuth
+ * callback, API-key form, cookie capture). Under the attempt's row lock it stores the sealed
+ * credential and promotes the attempt, but only a PENDING one: an EXPIRED attempt stays EXPIRED
+ * and nothing is stored (answers undefined). Then it signals the workflow with ids only; if the
+ * signal is lost, the database already says CONNECTED and waiters read it there.
+ */
+export async function completeConnection(
+  ctx: ServiceContext,
+  attempt: ConnectionAttempt,
+  account: CompletedAccount,
+): Promise<Account | undefined> {
+  const saved = await transaction(ctx.pool, async (db) => {
+    if (!(await lockPendingAttempt(db, attempt.id))) return undefined;
+    const stored = await saveConnectedAccount(db, ctx.keyring, {
+      ...account,
+      tenantId: attempt.tenantId,
+      ownerUserId: attempt.userId,
+      integration: attempt.integration,
+    });
+    await finishAttempt(db, attempt.id, { status: 'CONNECTED', accountId: stored.id });
+    return stored;
+  });
+  if (!saved) return undefined;
+  await ctx.temporal.workflow
+    .getHandle(connectionWorkflowId(attempt.id))
+    .signal(connectionResolvedSignal, { status: 'CONNECTED', accountId: saved.id })
+    .catch((err: Error) => ctx.logger.warn({ attemptId: attempt.id, err: err.message }, 'could not signal the connection workflow'));
+  return saved;
+}
