@@ -1,9 +1,11 @@
 import { createConnectionActivities } from './connection.js';
 import type { ActivityDeps } from './deps.js';
+import { createExecuteActivities } from './execute-tool.js';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createConnectionActivities(deps),
+    ...createExecuteActivities(deps),
   };
 }
 

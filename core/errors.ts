@@ -7,10 +7,10 @@ import type { z } from 'zod';
  */
 export class ToolError extends Error {
   constructor(
-    readonly body: { error: string } & Record<string, unknown>,
+    readonly body: { error: unknown } & Record<string, unknown>,
     readonly status = 400,
   ) {
-    super(body.error);
+    super(typeof body.error === 'string' ? body.error : JSON.stringify(body.error));
     this.name = 'ToolError';
   }
 }
@@ -18,13 +18,4 @@ export class ToolError extends Error {
 /** `path: message; path: message` — names every argument that is wrong. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`).join('; ');
-}
-
-/** Parses meta-tool arguments, answering a 400 that names each bad argument. */
-export function parseArguments<S extends z.ZodType>(tool: string, schema: S, args: unknown): z.infer<S> {
-  const parsed = schema.safeParse(args ?? {});
-  if (!parsed.success) {
-    throw new ToolError({ error: `Invalid arguments for ${tool}: ${formatIssues(parsed.error.issues)}` }, 400);
-  }
-  return parsed.data;
 }

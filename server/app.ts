@@ -6,7 +6,7 @@ import { ToolError } from '../core/errors.js';
 import { requireApiKey } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { readiness } from './health.js';
-import { metaToolByName } from './meta/index.js';
+import { httpToolByName } from './meta/index.js';
 import { runMetaTool } from './meta/meta-tool.js';
 import { handleOAuthCallback } from './oauth/callback.js';
 import { handleConnectLink } from './oauth/connect-link.js';
@@ -52,7 +52,7 @@ export function createApp(ctx: ServiceContext): express.Express {
     '/tools/:name',
     // Express 5 hands an async handler's rejection to the error middleware below.
     async (req: Request, res: Response) => {
-      const tool = metaToolByName.get(String(req.params.name));
+      const tool = httpToolByName.get(String(req.params.name));
       if (!tool) return res.status(404).json({ error: `No tool named ${req.params.name}` });
       res.json(await runMetaTool(tool, ctx, req.caller!, req.body));
     },

@@ -1,7 +1,7 @@
 import { sharingAdmits } from '../core/policy.js';
 import { newId } from './ids.js';
 import type { Keyring } from './keyring.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, lockKey, type Queryable } from './queryable.js';
 
 export type AccountScope = 'user' | 'tenant';
 export type AccountStatus = 'active' | 'needs_reauth';
@@ -79,7 +79,18 @@ export interface NewAccount {
  * Stores a new account with its sealed credential. It becomes the owner's default for the
  * integration when the owner has none yet.
  */
-export async function insertAccount(db: Queryable, keyring: Keyring, input: NewAccount): Promise<Account> {
+export function insertAccount(db: Queryable, keyring: Keyring, input: NewAccount): Promise<Account> {
+  return inTransaction(db, async (tx) => {
+    await lockOwnerIntegration(tx, input);
+    return insertLocked(tx, keyring, input);
+  });
+}
+
+/** Two completions for one owner and integration must not both decide they are the default. */
+const lockOwnerIntegration = (db: Queryable, input: Pick<NewAccount, 'tenantId' | 'ownerUserId' | 'integration'>) =>
+  lockKey(db, `accounts:${input.tenantId}:${input.ownerUserId ?? ''}:${input.integration}`);
+
+async function insertLocked(db: Queryable, keyring: Keyring, input: NewAccount): Promise<Account> {
   const id = newId('account');
   const sealed = input.credential ? keyring.encrypt(JSON.stringify(input.credential), credentialAad(input.tenantId, id)) : null;
   const { rows } = await db.query(
@@ -193,5 +204,5 @@ export async function saveConnectedAccount(
       return (await getAccount(db, input.tenantId, id)) as Account;
     }
   }
-  return insertAccount(db, keyring, input);
+  return insertLocked(db, keyring, input);
 }

@@ -64,6 +64,8 @@ export async function migrate(options: { url: string; schema?: string; log?: (ms
     schema: options.schema ?? 'public',
     createSchema: true,
     checkOrder: true,
+    // The worker and the server start together in production: the second waits for the first.
+    advisoryLockMode: 'wait',
     log: options.log ?? (() => {}),
   });
   return applied.map((m) => m.name);

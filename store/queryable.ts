@@ -18,3 +18,13 @@ export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) 
     client.release();
   }
 }
+
+/** Runs `fn` inside a transaction: the caller's, when `db` is already a client in one, else a new one. */
+export function inTransaction<T>(db: Queryable, fn: (client: Queryable) => Promise<T>): Promise<T> {
+  return 'release' in db ? fn(db) : transaction(db as pg.Pool, fn);
+}
+
+/** Serialises writers of one logical key until the transaction ends. */
+export async function lockKey(db: Queryable, key: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}

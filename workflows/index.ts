@@ -1,2 +1,3 @@
 // Every workflow the Switchboard worker runs. The worker bundles this file.
 export { connectionWorkflow } from './connection.js';
+export { toolBatchWorkflow } from './tool-batch.js';

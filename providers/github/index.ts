@@ -1,6 +1,11 @@
-import { z } from 'zod';
-import { readJson } from '../http.js';
-import { defineProvider, defineTool } from '../sdk.js';
+import { defineProvider } from '../sdk.js';
+import { githubRequest } from './api.js';
+import { contentTools } from './tools/contents.js';
+import { issueTools } from './tools/issues.js';
+import { pullTools } from './tools/pulls.js';
+import { repoTools } from './tools/repos.js';
+import { searchTools } from './tools/search.js';
+import { userTools } from './tools/user.js';
 
 export const github = defineProvider(
   {
@@ -19,42 +24,10 @@ export const github = defineProvider(
       clientAuth: 'client_secret_post',
     },
   },
-  [
-    defineTool({
-      name: 'get_authenticated_user',
-      description: 'Return the GitHub user the connection acts as: login, name, email, html_url.',
-      access: 'read',
-      input: z.object({}),
-      async run(_args, ctx) {
-        const user = (await readJson(await ctx.fetch('/user'))) as Record<string, unknown>;
-        return { login: user.login, name: user.name, email: user.email, html_url: user.html_url };
-      },
-    }),
-    defineTool({
-      name: 'list_repos',
-      description:
-        "List the authenticated user's GitHub repositories as slim rows (full_name, private, description, default_branch, updated_at), most recently updated first. perPage defaults to 30 (max 100). Use get_repo for one repository's details.",
-      access: 'read',
-      input: z.object({
-        perPage: z.number().int().min(1).max(100).default(30),
-        page: z.number().int().min(1).default(1),
-      }),
-      async run(args, ctx) {
-        const res = await ctx.fetch(`/user/repos?sort=updated&per_page=${args.perPage}&page=${args.page}`);
-        const repos = (await readJson(res)) as Record<string, unknown>[];
-        return repos.map((r) => ({
-          full_name: r.full_name,
-          private: r.private,
-          description: r.description,
-          default_branch: r.default_branch,
-          updated_at: r.updated_at,
-        }));
-      },
-    }),
-  ],
+  [...repoTools, ...issueTools, ...pullTools, ...contentTools, ...searchTools, ...userTools],
   {
     async identify(ctx) {
-      const user = (await readJson(await ctx.fetch('/user'))) as { id: number; login: string };
+      const user = await githubRequest<{ id: number; login: string }>(ctx, 'GET', '/user');
       return { externalId: String(user.id), label: user.login };
     },
   },

@@ -54,6 +54,20 @@ describe('secrets at rest', () => {
   });
 });
 
+describe('accounts', () => {
+  it('concurrent first connections of one owner: all stored, exactly one default', async () => {
+    const { pool, keyring } = stack.services;
+    const carol = await createTestUser(stack);
+    const stored = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        insertAccount(pool, keyring, { tenantId: carol.user.tenantId, ownerUserId: carol.user.id, integration: 'slack', label: `ws-${i}` }),
+      ),
+    );
+    expect(stored).toHaveLength(8);
+    expect(stored.filter((a) => a.isDefault)).toHaveLength(1);
+  });
+});
+
 describe('the Temporal plugin', () => {
   it('runs a Switchboard workflow on a real worker, with its activities', async () => {
     const { pool, temporal, config } = stack.services;

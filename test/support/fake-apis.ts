@@ -1,86 +1,87 @@
-import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { createFakeGithub, type FakeGithub, githubUnauthorized } from './fake-apis/github.js';
+import { createFakeJira, type FakeJira, jiraUnauthorized } from './fake-apis/jira.js';
+import { createFakeSlack, type FakeSlack, slackUnauthorized } from './fake-apis/slack.js';
 import { freePort } from './ports.js';
 
 /**
- * Fake service APIs over real HTTP, speaking the real services' shapes. They accept only access
- * tokens the test authorization server issued (checked against it), and can be told to answer
- * 401, 429, 500, slowly or hugely.
+ * Fake service APIs over real HTTP, speaking the real services' shapes: GitHub at `/github`,
+ * Jira Cloud (Atlassian's API gateway) at `/jira`, the Slack Web API at `/slack`, each with
+ * in-memory state (see fake-apis/). They accept only access tokens the test authorization server
+ * issued (checked against it), and can be told to answer 401, 429, 500, slowly or hugely.
  */
 
 export interface FakeApis {
   baseUrl: string;
   /** Per-path behaviour overrides for the next requests. */
   behave: Map<string, { status?: number; delayMs?: number; body?: unknown; times?: number }>;
-  requests: { method: string; path: string; subject?: string }[];
+  requests: { method: string; path: string; subject?: string; contentType?: string }[];
+  /** The most requests in flight at once since it was last reset to 0. */
+  maxInFlight: number;
+  /** Requests whose client hung up before the answer was sent (a deadline's abort reaching the wire). */
+  abandoned: number;
+  /** The services' in-memory state, to seed or inspect. */
+  state: { github: FakeGithub; jira: FakeJira; slack: FakeSlack };
   close(): Promise<void>;
 }
 
-const numericId = (login: string) => Number.parseInt(createHash('sha256').update(login).digest('hex').slice(0, 8), 16);
-
 export async function startFakeApis(subjectOf: (token: string) => Promise<string | undefined>): Promise<FakeApis> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
   const app = express();
   app.use(express.json());
+  app.use(express.urlencoded({ extended: false }));
   const behave: FakeApis['behave'] = new Map();
   const requests: FakeApis['requests'] = [];
+  const state = { github: createFakeGithub(`${baseUrl}/github`), jira: createFakeJira(`${baseUrl}/jira`), slack: createFakeSlack() };
+
+  let inFlight = 0;
+  const fake = { maxInFlight: 0, abandoned: 0 };
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    inFlight++;
+    fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
+    res.once('close', () => {
+      inFlight--;
+      if (!res.writableFinished) fake.abandoned++;
+    });
+    next();
+  });
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const subject = token ? await subjectOf(token) : undefined;
-    requests.push({ method: req.method, path: req.path, subject });
+    requests.push({ method: req.method, path: req.path, subject, contentType: req.headers['content-type'] });
     const override = behave.get(req.path);
     if (override) {
       if (override.times !== undefined && --override.times <= 0) behave.delete(req.path);
       if (override.delayMs) await new Promise((r) => setTimeout(r, override.delayMs));
       if (override.status) return res.status(override.status).json(override.body ?? { message: `status ${override.status}` });
     }
-    if (!subject) return res.status(401).json({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    if (!subject) {
+      if (req.path.startsWith('/slack/')) return slackUnauthorized(res, Boolean(token));
+      if (req.path.startsWith('/jira/')) return jiraUnauthorized(res);
+      return githubUnauthorized(res);
+    }
     res.locals.login = subject;
     next();
   });
 
-  // GitHub REST shapes (https://docs.github.com/rest).
-  const github = express.Router();
-  github.get('/user', (_req, res) => {
-    const login = res.locals.login as string;
-    res.json({
-      login,
-      id: numericId(login),
-      name: login,
-      email: `${login}@example.com`,
-      html_url: `https://github.com/${login}`,
-      type: 'User',
-    });
-  });
-  github.get('/user/repos', (req, res) => {
-    const login = res.locals.login as string;
-    const perPage = Number(req.query.per_page ?? 30);
-    const repos = Array.from({ length: 3 }, (_, i) => ({
-      id: 1000 + i,
-      name: `repo-${i}`,
-      full_name: `${login}/repo-${i}`,
-      private: i === 2,
-      description: `Repository ${i}`,
-      default_branch: 'main',
-      updated_at: '2026-11-01T00:00:00Z',
-      owner: { login },
-    }));
-    res.json(repos.slice(0, perPage));
-  });
-  app.use('/github', github);
+  app.use('/github', state.github.router);
+  app.use('/jira', state.jira.router);
+  app.use('/slack', state.slack.router);
 
-  const port = await freePort();
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
+  return Object.assign(fake, {
+    baseUrl,
     behave,
     requests,
+    state,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
+  });
 }

@@ -23,6 +23,15 @@ export interface TestAuthServer {
   grants: { authorization_code: number; refresh_token: number };
   /** The subject (login) an access token was issued to, or undefined when it is not valid. */
   subjectOf(accessToken: string): Promise<string | undefined>;
+  /**
+   * Mints an access token for `login` on `clientId` directly through the provider's models, as a
+   * completed authorization-code grant would, without a browser.
+   */
+  issueAccessToken(login: string, clientId: string, scopes?: string[]): Promise<string>;
+  /** An access token and a refresh token for `login`, without a browser. */
+  issueTokens(login: string, clientId: string, scopes?: string[]): Promise<{ accessToken: string; refreshToken: string }>;
+  revokeAccessToken(token: string): Promise<void>;
+  revokeRefreshToken(token: string): Promise<void>;
   /** Env for one provider prefix: client id/secret and authorize/token/revoke URLs. */
   envFor(prefix: string, client: OAuthClientSpec): Record<string, string>;
   close(): Promise<void>;
@@ -103,6 +112,21 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
   const server: Server = createServer(provider.callback());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 
+  /** Tokens minted directly by the server's own models, as a code exchange would mint them. */
+  async function issue(login: string, clientId: string, scopes: string[], withRefresh: boolean) {
+    const client = await provider.Client.find(clientId);
+    if (!client) throw new Error(`unknown test client ${clientId}`);
+    const scope = scopes.join(' ');
+    const grant = new provider.Grant({ accountId: login, clientId });
+    grant.addOIDCScope(scope);
+    const grantId = await grant.save();
+    const accessToken = await new provider.AccessToken({ accountId: login, client, grantId, gty: 'authorization_code', scope }).save();
+    const refreshToken = withRefresh
+      ? await new provider.RefreshToken({ accountId: login, client, grantId, gty: 'authorization_code', scope }).save()
+      : undefined;
+    return { accessToken, refreshToken };
+  }
+
   return {
     issuer,
     provider,
@@ -110,6 +134,19 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
     async subjectOf(accessToken) {
       const token = await provider.AccessToken.find(accessToken);
       return token && !token.isExpired ? token.accountId : undefined;
+    },
+    async issueAccessToken(login, clientId, scopes = TEST_SCOPES) {
+      return (await issue(login, clientId, scopes, false)).accessToken;
+    },
+    async issueTokens(login, clientId, scopes = TEST_SCOPES) {
+      const { accessToken, refreshToken } = await issue(login, clientId, scopes, true);
+      return { accessToken, refreshToken: refreshToken as string };
+    },
+    async revokeAccessToken(token) {
+      await (await provider.AccessToken.find(token))?.destroy();
+    },
+    async revokeRefreshToken(token) {
+      await (await provider.RefreshToken.find(token))?.destroy();
     },
     envFor(prefix, client) {
       return {

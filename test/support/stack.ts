@@ -63,12 +63,13 @@ export async function startStackOn(infra: Infra, options: { env?: Record<string,
     TEMPORAL_TASK_QUEUE: `switchboard-${schema}`,
     ENCRYPTION_KEYS: TEST_KEY,
     PORTAL_SIGNING_SECRET: randomBytes(32).toString('hex'),
+    // Debug by default so leak checks read every line; benchmarks pass their own level.
     LOG_LEVEL: 'debug',
     ...options.env,
   };
   const config = configFromEnv(env);
   const logs = new LogCapture();
-  const services = await openServices(config, createLogger({ level: 'debug', destination: logs }));
+  const services = await openServices(config, createLogger({ level: config.LOG_LEVEL, destination: logs }));
   const http = await listen(services, port);
   const stack: Stack = {
     services,
@@ -82,10 +83,12 @@ export async function startStackOn(infra: Infra, options: { env?: Record<string,
       stack.workerRun = stack.worker.run();
     },
     async stopWorker() {
-      if (!stack.worker) return;
-      stack.worker.shutdown();
-      await stack.workerRun;
+      const { worker, workerRun } = stack;
+      if (!worker) return;
       stack.worker = undefined;
+      // A worker may already be stopping by itself (a signal); shutting it down twice throws.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun?.catch(() => {});
     },
     async close() {
       await stack.stopWorker();
@@ -147,9 +150,13 @@ export async function spawnWorkerProcess(stack: Stack): Promise<import('node:chi
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
+    let partial = '';
     const onData = (d: Buffer) => {
       output += d;
-      stack.logs.lines.push(d.toString());
+      // Whole lines only, so two processes' output never interleaves inside a line.
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) stack.logs.lines.push(`${line}\n`);
       if (output.includes('worker running')) resolve();
     };
     child.stdout?.on('data', onData);

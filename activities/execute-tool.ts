@@ -1,0 +1,249 @@
+import { Context } from '@temporalio/activity';
+import { chooseAccount } from '../core/account-choice.js';
+import { failure, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../core/policy.js';
+import { limitResult, providerErrorText, redact } from '../core/result-limits.js';
+import { ProviderHttpError } from '../providers/http.js';
+import type { ToolEntry } from '../providers/registry.js';
+import { createToolContext } from '../providers/tool-context.js';
+import { type Account, listUsableAccounts, setAccountStatus } from '../store/accounts.js';
+import { recordToolCall } from '../store/audit.js';
+import { getAttemptForCaller } from '../store/connection-attempts.js';
+import { getTenant } from '../store/tenants.js';
+import { getUser } from '../store/users.js';
+import { CredentialError, CredentialStore, type LoadedCredential, secretsOf, toToolCredential } from './credentials.js';
+import type { ActivityDeps } from './deps.js';
+
+export interface ExecuteToolInput {
+  /** Unique per call (workflow id + index): the audit row is written once under it. */
+  callKey: string;
+  tenantId: string;
+  userId: string;
+  call: ToolCallRequest;
+  timeoutMs: number;
+  maxResultBytes: number;
+}
+
+interface CallAudit {
+  account?: Account;
+}
+
+class DeadlineExceeded extends Error {}
+
+/**
+ * One tool call: policy → argument parse → credential (refreshed when near expiry) → provider
+ * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
+ * audit row. Failures are returned as outcomes, never thrown.
+ */
+export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger'>) {
+  const credentials = new CredentialStore(deps.pool, deps.keyring, deps.registry);
+
+  async function run(input: ExecuteToolInput, audit: CallAudit): Promise<ToolOutcome> {
+    const { call } = input;
+    const entry = deps.registry.toolByQualifiedName(call.tool);
+    if (!entry) return failure('not_found', `No tool is named ${call.tool}.`);
+    const integration = entry.provider.manifest.name;
+
+    const [user, tenant] = await Promise.all([getUser(deps.pool, input.userId), getTenant(deps.pool, input.tenantId)]);
+    const settings = tenant?.settings ?? {};
+    if (!user || user.tenantId !== input.tenantId || !hasConnectionRole(settings, user.roles)) {
+      return failure('forbidden', 'You have no role that may use connections.');
+    }
+    if (!isProviderEnabled(settings, integration))
+      return failure('provider_disabled', `${integration} is not enabled for your organisation.`);
+    if (!isToolAllowed(settings, entry.tool.name)) {
+      return failure('forbidden', `${call.tool} is not allowed by your organisation's tool settings.`);
+    }
+
+    const parsed = entry.tool.input.safeParse(call.args ?? {});
+    if (!parsed.success) {
+      return failure('invalid_arguments', `Arguments do not fit the schema of ${call.tool}.`, {
+        issues: parsed.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })),
+      });
+    }
+
+    if (entry.provider.manifest.auth === 'none') {
+      return invoke(entry, input, parsed.data);
+    }
+
+    const caller = { tenantId: input.tenantId, userId: input.userId, roles: user.roles };
+    const accounts = await listUsableAccounts(deps.pool, caller, integration);
+    let selector = call.account;
+    if (selector && !accounts.some((a) => a.id === selector || a.label === selector)) {
+      // A connection id from `connect` names the account it produced.
+      selector = (await getAttemptForCaller(deps.pool, caller, selector).catch(() => undefined))?.accountId ?? selector;
+    }
+    const account = chooseAccount(accounts, selector);
+    if (!account) {
+      return call.account
+        ? failure('not_connected', `No ${integration} account of yours matches "${call.account}".`, { integration })
+        : failure('not_connected', `You are not connected to ${integration}.`, { integration });
+    }
+    audit.account = account;
+    if (account.status === 'needs_reauth' || !account.hasCredential) return needsReauth(integration, account);
+    const missing = (entry.tool.scopes ?? []).filter((s) => !account.grantedScopes.includes(s));
+    if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
+
+    try {
+      let loaded = await credentials.load(account);
+      if (!loaded) return needsReauth(integration, account);
+      if (credentials.needsRefresh(loaded)) loaded = await credentials.refresh(account);
+      return await invoke(entry, input, parsed.data, { loaded, account });
+    } catch (err) {
+      if (err instanceof CredentialError) {
+        return err.code === 'needs_reauth'
+          ? needsReauth(integration, account)
+          : failure('tool_failed', `${integration}: ${providerErrorText(err.message, [])}`);
+      }
+      throw err;
+    }
+  }
+
+  function needsReauth(integration: string, account: Account): ToolOutcome {
+    const who = account.scope === 'tenant' ? 'an administrator' : 'the user';
+    return failure('needs_reauth', `The ${integration} connection "${account.label}" stopped working; ask ${who} to reconnect it.`, {
+      integration,
+    });
+  }
+
+  /**
+   * Calls the provider (with `auth`, or none for built-ins), with one refresh-and-retry on a 401
+   * for OAuth credentials.
+   */
+  async function invoke(
+    entry: ToolEntry,
+    input: ExecuteToolInput,
+    args: unknown,
+    auth?: { loaded: LoadedCredential; account: Account },
+  ): Promise<ToolOutcome> {
+    const account = auth?.account;
+    const integration = entry.provider.manifest.name;
+    const deadline = AbortSignal.timeout(input.timeoutMs);
+    const signal = activitySignal() ? AbortSignal.any([deadline, activitySignal()!]) : deadline;
+    let secrets = auth ? secretsOf(auth.loaded.credential) : [];
+    const attempt = (current?: LoadedCredential) =>
+      entry.tool.run(
+        args,
+        createToolContext({
+          provider: entry.provider,
+          credential: current ? toToolCredential(current.credential) : { type: 'none' },
+          apiBaseUrl: deps.registry.apiBaseUrl(integration),
+          signal,
+          logger: deps.logger.child({ tool: input.call.tool }),
+          caller: { tenantId: input.tenantId, userId: input.userId },
+        }),
+      );
+    const withDeadline = <T>(p: Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        if (signal.aborted) return reject(new DeadlineExceeded());
+        signal.addEventListener('abort', () => reject(new DeadlineExceeded()), { once: true });
+        p.then(resolve, reject);
+      });
+
+    try {
+      let result: unknown;
+      try {
+        result = await withDeadline(attempt(auth?.loaded));
+      } catch (err) {
+        if (!(err instanceof ProviderHttpError && err.status === 401) || !auth || !account) throw err;
+        const { loaded } = auth;
+        if (loaded.credential.type !== 'oauth2' || !loaded.credential.refreshToken) {
+          // A 401 with no way to refresh: the stored API key, cookies or token no longer work.
+          await setAccountStatus(deps.pool, account.tenantId, account.id, 'needs_reauth');
+          return needsReauth(integration, account);
+        }
+        const refreshed = await withDeadline(credentials.refresh(account, loaded.version));
+        secrets = [...secrets, ...secretsOf(refreshed.credential)];
+        result = await withDeadline(attempt(refreshed));
+      }
+      const clean = redactResult(result, secrets);
+      return { ok: true, ...limitResult(clean, input.maxResultBytes) };
+    } catch (err) {
+      if (err instanceof DeadlineExceeded || signal.aborted) {
+        return failure('timeout', `${input.call.tool} did not finish within ${input.timeoutMs} ms.`);
+      }
+      if (err instanceof CredentialError) {
+        return err.code === 'needs_reauth' && account
+          ? needsReauth(integration, account)
+          : failure('tool_failed', `${integration}: ${providerErrorText(err.message, secrets)}`);
+      }
+      if (err instanceof ProviderHttpError) {
+        return failure('tool_failed', `${integration} answered HTTP ${err.status}: ${providerErrorText(err.body, secrets)}`, {
+          status: err.status,
+        });
+      }
+      return failure('tool_failed', `${input.call.tool} failed: ${providerErrorText((err as Error).message ?? String(err), secrets)}`);
+    }
+  }
+
+  return {
+    async executeToolCall(input: ExecuteToolInput): Promise<ToolOutcome> {
+      const started = performance.now();
+      const audit: CallAudit = {};
+      let outcome: ToolOutcome;
+      try {
+        outcome = await run(input, audit);
+      } catch (err) {
+        deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
+        outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
+      }
+      const durationMs = performance.now() - started;
+      await recordToolCall(deps.pool, {
+        callKey: input.callKey,
+        tenantId: input.tenantId,
+        actorUserId: input.userId,
+        ownerUserId: audit.account?.scope === 'user' ? (audit.account.ownerUserId ?? null) : null,
+        accountId: audit.account?.id ?? null,
+        tool: input.call.tool,
+        outcome: outcome.ok ? 'ok' : 'error',
+        errorCode: outcome.ok ? null : outcome.error.code,
+        durationMs,
+        argNames: Object.keys(input.call.args ?? {}),
+      });
+      deps.logger.info(
+        { tool: input.call.tool, outcome: outcome.ok ? 'ok' : outcome.error.code, durationMs: Math.round(durationMs) },
+        'tool call',
+      );
+      return outcome;
+    },
+
+    /** The audit row of a call whose activity never reported (worker lost, deadline passed). */
+    async recordLostToolCall(input: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
+      await recordToolCall(deps.pool, {
+        callKey: input.callKey,
+        tenantId: input.tenantId,
+        actorUserId: input.userId,
+        ownerUserId: null,
+        accountId: null,
+        tool: input.call.tool,
+        outcome: 'error',
+        errorCode: input.errorCode,
+        durationMs: 0,
+        argNames: Object.keys(input.call.args ?? {}),
+      });
+    },
+  };
+}
+
+function activitySignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Replaces the caller's secrets anywhere in a result (a service may echo a token back). */
+function redactResult(result: unknown, secrets: string[]): unknown {
+  if (!secrets.length || result === undefined) return result;
+  const json = JSON.stringify(result);
+  if (json === undefined || !secrets.some((s) => s.length >= 6 && json.includes(s))) return result;
+  return JSON.parse(
+    redact(
+      json,
+      secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+    ),
+  );
+}
+
+export type ExecuteActivities = ReturnType<typeof createExecuteActivities>;

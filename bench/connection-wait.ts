@@ -1,0 +1,224 @@
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { completeConnection } from '../server/connections/complete-connection.js';
+import { getAttempt } from '../store/connection-attempts.js';
+import { createPool, type Pool } from '../store/database.js';
+import { createTestUser, type Stack, startStackOn } from '../test/support/stack.js';
+import { mapWithConcurrency } from './lib/concurrency.js';
+import { withTimeout } from './lib/deadline.js';
+import { startBenchEnvironment } from './lib/environment.js';
+import { callTool } from './lib/http.js';
+import { positiveIntFromEnv } from './lib/settings.js';
+import { formatTable, type Summary, summary } from './lib/stats.js';
+
+/**
+ * How long after the OAuth callback's response a waiting agent learns CONNECTED: through
+ * `wait_for_connection` (a workflow Update woken by the callback's signal), and — on the very same
+ * completions — through a waiter that polls the attempt's status once a second, the baseline.
+ * Goal (issue): event-driven p50 under 50 ms.
+ */
+export const name = 'connection-wait';
+
+const GOAL_P50_MS = 50;
+const POLL_INTERVAL_MS = 1_000;
+/** The agent's wait_for_connection timeout: far longer than a completion takes here. */
+const WAIT_TIMEOUT_SEC = 120;
+/**
+ * Pause between starting the waiters and completing, so the Update is in the workflow before the
+ * signal (otherwise the wait would answer from the database and measure nothing). Loopback needs
+ * a few milliseconds; this is generous.
+ */
+const SETTLE_MS = 250;
+/** Closing the stack waits on the worker's shutdown, which never ends if Temporal died. */
+const CLOSE_TIMEOUT_MS = 30_000;
+/** Connections run first and left out of the statistics: cold caches, JIT, first worker tasks. */
+const WARMUP_CONNECTIONS = 5;
+
+interface Sample {
+  attemptId: string;
+  /** Callback's response → wait_for_connection's HTTP response. */
+  eventDrivenMs: number;
+  /** Callback's response → the one-second poller's read that shows CONNECTED. */
+  pollingMs: number;
+  /** How long completeConnection itself took (the callback's own cost after the code exchange). */
+  completeMs: number;
+}
+
+interface Run {
+  stack: Stack;
+  apiKey: string;
+  /** The poller's own pool, so its reads never queue behind the server's. */
+  pollPool: Pool;
+  signal: AbortSignal;
+}
+
+export async function run(): Promise<object> {
+  const connections = positiveIntFromEnv('BENCH_CONNECTIONS', 200);
+  const concurrency = positiveIntFromEnv('BENCH_CONCURRENCY', 10);
+  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
+  const startedAt = new Date();
+  console.log(`${name}: ${connections} connections, ${concurrency} at a time (+${WARMUP_CONNECTIONS} warm-up), deadline ${timeoutSec} s`);
+
+  const environment = await startBenchEnvironment();
+  let stack: Stack | undefined;
+  let pollPool: Pool | undefined;
+  // Aborted by the deadline, by Ctrl-C, or by the first failure so the other lanes stop before teardown.
+  const failed = new AbortController();
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutSec * 1000), environment.interrupted, failed.signal]);
+  try {
+    stack = await startStackOn(environment.infra, {
+      env: {
+        // Any client id makes GitHub connectable; no code is ever exchanged.
+        GITHUB_CLIENT_ID: 'bench-client',
+        GITHUB_CLIENT_SECRET: 'bench-secret',
+        // One API key makes every request here; the limiter must not shape the timings.
+        RATE_LIMIT_PER_MINUTE: '1000000',
+      },
+    });
+    // Otherwise a worker failing mid-run (Temporal gone) is an unhandled rejection that ends the
+    // process before its cleanup; stopWorker still sees the failure when it awaits the run.
+    stack.workerRun?.catch(() => {});
+    pollPool = createPool({ url: environment.infra.databaseUrl, schema: stack.schema, poolMax: concurrency + 1 });
+    const { apiKey } = await createTestUser(stack);
+    const context: Run = { stack, apiKey, pollPool, signal };
+
+    // The first completion makes the user's default GitHub account. It runs alone: two first
+    // completions side by side race on the one-default-per-owner index (a bug outside bench/).
+    await measureOne(context);
+    await mapWithConcurrency(range(WARMUP_CONNECTIONS - 1), concurrency, () => measureOne(context));
+    const samples = await mapWithConcurrency(range(connections), concurrency, () => measureOne(context));
+    return report({ startedAt, connections, concurrency, samples });
+  } catch (err) {
+    const abortedBy = signal.aborted ? signal.reason : undefined;
+    failed.abort();
+    if (abortedBy instanceof DOMException && abortedBy.name === 'TimeoutError') {
+      throw new Error(`${name} did not finish within ${timeoutSec} s (BENCH_TIMEOUT_SEC)`, { cause: err });
+    }
+    if (abortedBy === environment.interrupted.reason) throw abortedBy;
+    if (stack) process.stderr.write(`last log lines of the stack:\n${stack.logs.lines.slice(-20).join('')}`);
+    throw err;
+  } finally {
+    if (stack) await closeStack(stack);
+    await pollPool?.end();
+    await environment.teardown();
+  }
+}
+
+/**
+ * Closes the stack, bounded in time, reporting rather than throwing so the rest of the teardown
+ * still runs. After Ctrl-C, Temporal's runtime has shut the worker down by itself, and
+ * Stack.close, shutting it down a second time, would throw before dropping the schema.
+ */
+async function closeStack(stack: Stack): Promise<void> {
+  const close = async () => {
+    if (stack.worker && stack.worker.getState() !== 'RUNNING') {
+      await stack.workerRun?.catch(() => {});
+      stack.worker = undefined;
+    }
+    await stack.close();
+  };
+  await withTimeout(close(), CLOSE_TIMEOUT_MS, 'closing the stack').catch((err: Error) => process.stderr.write(`${err.message}\n`));
+}
+
+/** One connection: connect, both waiters, a completion at a random poll phase, both arrivals. */
+async function measureOne({ stack, apiKey, pollPool, signal }: Run): Promise<Sample> {
+  const connect = await callTool(stack.baseUrl, apiKey, 'connect', { integration: 'github' }, signal);
+  if (connect.status !== 200) throw new Error(`connect answered ${connect.status}: ${JSON.stringify(connect.body)}`);
+  const attemptId: string = connect.body.connectionId;
+  const attempt = await getAttempt(stack.services.pool, attemptId);
+  if (!attempt) throw new Error(`attempt ${attemptId} is not in the database`);
+
+  const eventDriven = callTool(
+    stack.baseUrl,
+    apiKey,
+    'wait_for_connection',
+    { connectionId: attemptId, timeoutSec: WAIT_TIMEOUT_SEC },
+    signal,
+  ).then((answer) => ({ answer, at: performance.now() }));
+  const polled = pollUntilConnected(pollPool, attemptId, signal);
+  // Unhandled until awaited below; a failure before then must not crash the process.
+  eventDriven.catch(() => {});
+  polled.catch(() => {});
+
+  // Uniform over one poll interval, so the poller's phase at completion is uniform too.
+  await sleep(SETTLE_MS + Math.random() * POLL_INTERVAL_MS, undefined, { signal });
+  const completeStarted = performance.now();
+  const account = await completeConnection(stack.services, attempt, {
+    label: 'bench',
+    credential: { type: 'oauth2', accessToken: 'bench-token' },
+  });
+  // The callback sends its response right after completeConnection resolves.
+  const callbackResponded = performance.now();
+  if (!account) throw new Error(`attempt ${attemptId} was no longer PENDING at completion`);
+
+  const [{ answer, at: waiterAnswered }, pollerSaw] = await Promise.all([eventDriven, polled]);
+  if (answer.status !== 200 || answer.body.status !== 'CONNECTED') {
+    throw new Error(`wait_for_connection answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  }
+  return {
+    attemptId,
+    eventDrivenMs: waiterAnswered - callbackResponded,
+    pollingMs: pollerSaw - callbackResponded,
+    completeMs: callbackResponded - completeStarted,
+  };
+}
+
+/**
+ * The baseline: reads the attempt every POLL_INTERVAL_MS at a fixed rate (a slow read does not
+ * shift later ticks) and answers the moment a read shows CONNECTED.
+ */
+async function pollUntilConnected(pool: Pool, attemptId: string, signal: AbortSignal): Promise<number> {
+  const start = performance.now();
+  for (let tick = 1; ; tick++) {
+    const attempt = await getAttempt(pool, attemptId);
+    if (attempt?.status === 'CONNECTED') return performance.now();
+    if (attempt?.status !== 'PENDING') throw new Error(`poller found attempt ${attemptId} ${attempt?.status ?? 'missing'}`);
+    const nextTick = start + tick * POLL_INTERVAL_MS;
+    await sleep(Math.max(0, nextTick - performance.now()), undefined, { signal });
+  }
+}
+
+function report(input: { startedAt: Date; connections: number; concurrency: number; samples: Sample[] }): object {
+  const eventDriven = summary(input.samples.map((s) => s.eventDrivenMs));
+  const polling = summary(input.samples.map((s) => s.pollingMs));
+  const complete = summary(input.samples.map((s) => s.completeMs));
+  const ratio = { p50: polling.p50 / eventDriven.p50, p99: polling.p99 / eventDriven.p99 };
+  const goalMet = eventDriven.p50 < GOAL_P50_MS;
+
+  const row = (kind: string, s: Summary) => ({
+    'waiter kind': kind,
+    n: s.n,
+    'p50 ms': ms(s.p50),
+    'p99 ms': ms(s.p99),
+    'max ms': ms(s.max),
+  });
+  console.log('\ncallback response → waiter sees CONNECTED');
+  console.log(formatTable([row('event-driven (wait_for_connection)', eventDriven), row(`polling every ${POLL_INTERVAL_MS} ms`, polling)]));
+  console.log(`\nratio polling / event-driven: p50 ${ratio.p50.toFixed(1)}×, p99 ${ratio.p99.toFixed(1)}×`);
+  console.log(`completeConnection itself (before the response): p50 ${ms(complete.p50)} ms, p99 ${ms(complete.p99)} ms`);
+  console.log(`goal event-driven p50 < ${GOAL_P50_MS} ms: ${goalMet ? 'met' : 'NOT met'} (${ms(eventDriven.p50)} ms)`);
+
+  return {
+    benchmark: name,
+    startedAt: input.startedAt.toISOString(),
+    parameters: {
+      connections: input.connections,
+      concurrency: input.concurrency,
+      warmupConnections: WARMUP_CONNECTIONS,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      settleMs: SETTLE_MS,
+      waitTimeoutSec: WAIT_TIMEOUT_SEC,
+    },
+    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    eventDriven,
+    polling,
+    completeConnection: complete,
+    ratio,
+    goal: { eventDrivenP50BelowMs: GOAL_P50_MS, met: goalMet },
+    samples: input.samples,
+  };
+}
+
+const ms = (value: number) => Math.round(value * 10) / 10;
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);

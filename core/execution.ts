@@ -1,0 +1,44 @@
+/**
+ * The outcome of one tool call, shared by the engine, the workflow and both front ends.
+ * Pure types and constructors: safe in workflows.
+ */
+
+export type ToolErrorCode =
+  | 'forbidden'
+  | 'provider_disabled'
+  | 'not_found'
+  | 'not_connected'
+  | 'needs_reauth'
+  | 'invalid_arguments'
+  | 'tool_failed'
+  | 'timeout';
+
+export interface ToolFailure {
+  code: ToolErrorCode;
+  message: string;
+  /** invalid_arguments: what does not fit the schema. */
+  issues?: { path: (string | number)[]; message: string }[];
+  /** tool_failed: the provider's HTTP status. */
+  status?: number;
+  /** not_connected / needs_reauth: which integration to connect. */
+  integration?: string;
+}
+
+export type ToolOutcome = { ok: true; result: unknown; truncated?: true; originalBytes?: number } | { ok: false; error: ToolFailure };
+
+/** One entry of a batch, as the workflow carries it: names and arguments, never credentials. */
+export interface ToolCallRequest {
+  /** Qualified name, `<provider>__<tool>`. */
+  tool: string;
+  args: Record<string, unknown>;
+  /** Connection id, account id or label. */
+  account?: string;
+}
+
+export const failure = (code: ToolErrorCode, message: string, extra: Omit<ToolFailure, 'code' | 'message'> = {}): ToolOutcome => ({
+  ok: false,
+  error: { code, message, ...extra },
+});
+
+/** At most this many calls of one batch run at once. */
+export const BATCH_CONCURRENCY = 8;

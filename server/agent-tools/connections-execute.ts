@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { runToolBatch } from '../execution/run-batch.js';
+import { defineMetaTool } from '../meta/meta-tool.js';
+import { invalidAgentArguments } from './connections-search.js';
+
+export const connectionsExecute = defineMetaTool({
+  name: 'connections_execute',
+  description:
+    'Run one tool found by connections_search. name: the qualified name (<provider>__<tool>); arguments: an object matching ' +
+    'its parameters; account: optional connection id, account id or label (default: your default account, else the ' +
+    "organisation's). Answers {ok: true, result} or {ok: false, error: {code, message}}; code not_connected or needs_reauth " +
+    'means ask the user to connect. requestId makes a retry safe: the same requestId returns the recorded result.',
+  input: z
+    .object({
+      name: z.string().min(1).max(200),
+      arguments: z.record(z.string(), z.unknown()).default({}),
+      account: z.string().min(1).max(200).optional(),
+      requestId: z.string().min(1).max(200).optional(),
+    })
+    .strict(),
+  invalidArguments: invalidAgentArguments,
+  async handler(ctx, caller, args) {
+    const [outcome] = await runToolBatch(ctx, caller, [{ tool: args.name, args: args.arguments, account: args.account }], {
+      requestId: args.requestId,
+    });
+    return outcome;
+  },
+});
+
+/** The two agent tools, opt-in; their names are exported for tool definitions to select. */
+export const CONNECTION_TOOL_NAMES = ['connections_search', 'connections_execute'] as const;

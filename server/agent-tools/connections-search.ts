@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { formatIssues } from '../../core/errors.js';
+import { connectionState, loadCallerView, mayUse } from '../catalog/caller-view.js';
+import { argumentsJsonSchema, toolIndexFor } from '../catalog/tool-search.js';
+import { defineMetaTool } from '../meta/meta-tool.js';
+
+/** Failures of the agent surface are answers, `{ok: false, error: {code, message, issues}}`. */
+export const invalidAgentArguments = (issues: readonly z.core.$ZodIssue[]) => ({
+  ok: false,
+  error: {
+    code: 'invalid_arguments',
+    message: `Invalid arguments: ${formatIssues(issues)}`,
+    issues: issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+  },
+});
+
+export const connectionsSearch = defineMetaTool({
+  name: 'connections_search',
+  description:
+    'Search the tools of connected services by keywords, such as "list issues". Answers {ok, results}: each result has the ' +
+    'qualified name to pass to connections_execute, description, access (read|write|destructive), provider, connected, ' +
+    'status, accounts, the JSON schema of its arguments as parameters, and a hint when the user must connect first.',
+  input: z
+    .object({
+      query: z.string().min(1).max(200),
+      provider: z.string().min(1).max(100).optional(),
+      limit: z.number().int().min(1).max(20).default(8),
+    })
+    .strict(),
+  invalidArguments: invalidAgentArguments,
+  async handler(ctx, caller, args) {
+    const view = await loadCallerView(ctx, caller);
+    const hits = toolIndexFor(ctx.registry).query(args.query, {
+      limit: args.limit,
+      filter: (entry) => (!args.provider || entry.provider.manifest.name === args.provider) && mayUse(view, entry),
+    });
+    return {
+      ok: true,
+      results: hits.map(({ entry }) => {
+        const state = connectionState(ctx, view, entry);
+        return {
+          name: entry.qualifiedName,
+          description: entry.tool.description,
+          access: entry.tool.access,
+          provider: entry.provider.manifest.name,
+          connected: state.connected,
+          ...(state.status && { status: state.status }),
+          accounts: state.accounts,
+          parameters: argumentsJsonSchema(entry),
+          ...(state.hint && { hint: state.hint }),
+        };
+      }),
+    };
+  },
+});

@@ -1,0 +1,69 @@
+import { hasConnectionRole, isProviderEnabled, isToolAllowed, type TenantSettings } from '../../core/policy.js';
+import type { ToolEntry } from '../../providers/registry.js';
+import { type Account, listUsableAccounts } from '../../store/accounts.js';
+import type { Caller } from '../../store/api-keys.js';
+import type { ServiceContext } from '../context.js';
+import { tenantSettings } from '../meta/caller-tenant.js';
+import { portalIntegrationUrl } from '../portal/urls.js';
+
+/**
+ * What one caller may see of the catalog: the tenant's policy and the caller's usable accounts
+ * (own first, then the organisation's shared with one of the caller's roles). Loaded once per
+ * request and shared by every search result.
+ */
+export interface CallerView {
+  settings: TenantSettings;
+  roles: string[];
+  accounts: Map<string, Account[]>;
+}
+
+export async function loadCallerView(ctx: ServiceContext, caller: Caller): Promise<CallerView> {
+  const [settings, accounts] = await Promise.all([tenantSettings(ctx, caller), listUsableAccounts(ctx.pool, caller)]);
+  const byIntegration = new Map<string, Account[]>();
+  for (const account of accounts) byIntegration.set(account.integration, [...(byIntegration.get(account.integration) ?? []), account]);
+  return { settings, roles: caller.roles, accounts: byIntegration };
+}
+
+/** Only tools the caller may use: a connection role, the provider enabled, the tool allowed. */
+export function mayUse(view: CallerView, entry: ToolEntry): boolean {
+  return (
+    hasConnectionRole(view.settings, view.roles) &&
+    isProviderEnabled(view.settings, entry.provider.manifest.name) &&
+    isToolAllowed(view.settings, entry.tool.name)
+  );
+}
+
+export interface ConnectionState {
+  connected: boolean;
+  status?: 'active' | 'needs_reauth';
+  accounts: { id: string; label: string; scope: 'user' | 'tenant'; default: boolean; status: 'active' | 'needs_reauth' }[];
+  hint?: string;
+}
+
+/** Whether the caller can run this provider's tools now, and what to tell the model if not. */
+export function connectionState(ctx: ServiceContext, view: CallerView, entry: ToolEntry): ConnectionState {
+  const { manifest } = entry.provider;
+  if (manifest.auth === 'none') return { connected: true, accounts: [] };
+  const accounts = view.accounts.get(manifest.name) ?? [];
+  const views = accounts.map((a) => ({ id: a.id, label: a.label, scope: a.scope, default: a.isDefault, status: a.status }));
+  const usable = accounts.find((a) => a.status === 'active' && a.hasCredential);
+  if (usable) return { connected: true, status: 'active', accounts: views };
+  if (accounts.length) {
+    const orgOnly = accounts.every((a) => a.scope === 'tenant');
+    return {
+      connected: false,
+      status: 'needs_reauth',
+      accounts: views,
+      hint: `The ${manifest.displayName} connection stopped working. Ask ${orgOnly ? 'an administrator' : 'the user'} to reconnect it${orgOnly ? '' : `: call connect with integration "${manifest.name}" and give them the url`}.`,
+    };
+  }
+  const how =
+    manifest.auth === 'apikey'
+      ? `ask the user to add it in the portal: ${portalIntegrationUrl(ctx.config, manifest.name)}`
+      : `ask the user to connect it: call connect with integration "${manifest.name}", give them the url, then wait_for_connection`;
+  return {
+    connected: false,
+    accounts: views,
+    hint: `Not connected to ${manifest.displayName}: ${how}. For an organisation account, ask an administrator.`,
+  };
+}

@@ -1,0 +1,71 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { ToolError } from '../../core/errors.js';
+import { BATCH_CONCURRENCY, type ToolCallRequest, type ToolOutcome } from '../../core/execution.js';
+import { toolBatchWorkflowId } from '../../core/ids.js';
+import { SA } from '../../core/search-attributes.js';
+import type { Caller } from '../../store/api-keys.js';
+import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
+import type { ServiceContext } from '../context.js';
+
+/** How long the caller waits past the batch's own worst case before being told to collect later. */
+const COLLECT_GRACE_MS = 30_000;
+
+/**
+ * Runs calls (qualified names) as one tool-batch workflow and answers the outcomes,
+ * index-aligned. With a `requestId`, the batch id is derived from it: the same request again
+ * joins or reads the recorded batch and runs nothing twice (for as long as Temporal retains it).
+ */
+export async function runToolBatch(
+  ctx: ServiceContext,
+  caller: Caller,
+  calls: ToolCallRequest[],
+  options: { requestId?: string } = {},
+): Promise<ToolOutcome[]> {
+  if (calls.length === 0) return [];
+  const batchId = options.requestId
+    ? createHash('sha256').update(`${caller.tenantId}\0${caller.userId}\0${options.requestId}`).digest('hex').slice(0, 32)
+    : randomUUID();
+  const workflowId = toolBatchWorkflowId(batchId);
+  const { config } = ctx;
+  const tools = [...new Set(calls.map((c) => c.tool))];
+  const input = {
+    tenantId: caller.tenantId,
+    userId: caller.userId,
+    calls: calls.map((c) => ({ ...c, retryable: ctx.registry.toolByQualifiedName(c.tool)?.tool.access === 'read' })),
+    timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS,
+    maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+  };
+  const rounds = Math.ceil(calls.length / BATCH_CONCURRENCY);
+  const deadline = Date.now() + rounds * (config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000) + COLLECT_GRACE_MS;
+
+  try {
+    return await ctx.temporal.withDeadline(deadline, async () => {
+      let handle: WorkflowHandle<typeof toolBatchWorkflow>;
+      try {
+        handle = await ctx.temporal.workflow.start(toolBatchWorkflow, {
+          workflowId,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          typedSearchAttributes: [
+            { key: SA.tenant, value: caller.tenantId },
+            { key: SA.user, value: caller.userId },
+            { key: SA.tool, value: tools },
+          ],
+        });
+      } catch (err) {
+        // A finished batch with this request id: read its recorded results.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        handle = ctx.temporal.workflow.getHandle<typeof toolBatchWorkflow>(workflowId);
+      }
+      return await handle.result();
+    });
+  } catch (err) {
+    if (err instanceof ToolError) throw err;
+    ctx.logger.error({ workflowId, err: (err as Error).message }, 'tool batch failed');
+    const hint = options.requestId ? ' Send the same requestId again to collect its results.' : '';
+    throw new ToolError({ error: `The tool batch could not be completed right now (Temporal unavailable or slow).${hint}` }, 503);
+  }
+}

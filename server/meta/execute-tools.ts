@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { ToolFailure, ToolOutcome } from '../../core/execution.js';
+import type { ServiceContext } from '../context.js';
+import { runToolBatch } from '../execution/run-batch.js';
+import { portalIntegrationUrl } from '../portal/urls.js';
+import { defineMetaTool } from './meta-tool.js';
+
+export const MAX_EXECUTIONS = 500;
+
+/** The nine-meta-tool shapes: `{result}` or `{error}`; NOT_CONNECTED alone carries extra fields. */
+export function metaEntry(ctx: ServiceContext, flatName: string, outcome: ToolOutcome): Record<string, unknown> {
+  if (outcome.ok) {
+    return outcome.truncated
+      ? { result: outcome.result, truncated: true, originalBytes: outcome.originalBytes }
+      : { result: outcome.result };
+  }
+  return metaError(ctx, flatName, outcome.error);
+}
+
+function metaError(ctx: ServiceContext, flatName: string, error: ToolFailure): Record<string, unknown> {
+  switch (error.code) {
+    case 'not_connected': {
+      const integration = error.integration ?? '';
+      const apikey = ctx.registry.get(integration)?.manifest.auth === 'apikey';
+      return {
+        error: 'NOT_CONNECTED',
+        integration,
+        message: apikey
+          ? `${integration} not connected. Ask the user to add it in the portal: ${portalIntegrationUrl(ctx.config, integration)}`
+          : `${integration} not connected. Use connect('${integration}') to connect.`,
+      };
+    }
+    case 'not_found':
+      return { error: 'Tool not found' };
+    case 'invalid_arguments':
+      return {
+        error: `Invalid arguments for ${flatName}: ${(error.issues ?? []).map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')}`,
+      };
+    case 'needs_reauth':
+      return { error: `${error.message} Use connect('${error.integration}') to reconnect.` };
+    default:
+      return { error: error.message };
+  }
+}
+
+export const executeTools = defineMetaTool({
+  name: 'execute_tools',
+  description:
+    'Run tools. executions: [{tool, args}] — tool is a name from search_tools, args an object (default {}), optional account ' +
+    '(id or label from list_connections). Up to 8 run at once; results[i] answers executions[i] as {result} or {error}. ' +
+    'A NOT_CONNECTED error names the integration to connect. Pass a requestId to make a retry safe: the same requestId returns ' +
+    'the recorded results and runs nothing twice.',
+  input: z
+    .object({
+      executions: z
+        .array(
+          z
+            .object({
+              tool: z.string().min(1).max(200),
+              args: z.record(z.string(), z.unknown()).default({}),
+              account: z.string().min(1).max(200).optional(),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(MAX_EXECUTIONS),
+      requestId: z.string().min(1).max(200).optional(),
+    })
+    .strict(),
+  async handler(ctx, caller, args) {
+    const calls = args.executions.map((e) => ({
+      tool: ctx.registry.toolByFlatName(e.tool)?.qualifiedName ?? e.tool,
+      args: e.args,
+      account: e.account,
+    }));
+    const outcomes = await runToolBatch(ctx, caller, calls, { requestId: args.requestId });
+    return { results: outcomes.map((outcome, i) => metaEntry(ctx, args.executions[i].tool, outcome)) };
+  },
+});

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { ToolError } from '../../core/errors.js';
+import { loadCallerView, mayUse } from '../catalog/caller-view.js';
+import { argumentsJsonSchema } from '../catalog/tool-search.js';
+import { defineMetaTool } from './meta-tool.js';
+
+export const getToolSchema = defineMetaTool({
+  name: 'get_tool_schema',
+  description: 'The JSON Schema of a tool\'s arguments, by the name search_tools gave (e.g. "github_create_issue"). Answers {schema}.',
+  input: z.object({ tool: z.string().min(1).max(200) }).strict(),
+  async handler(ctx, caller, args) {
+    const entry = ctx.registry.toolByFlatName(args.tool);
+    // A tool hidden by policy answers like one that does not exist.
+    if (!entry || !mayUse(await loadCallerView(ctx, caller), entry)) throw new ToolError({ error: 'Tool not found' }, 404);
+    return { schema: argumentsJsonSchema(entry) };
+  },
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { loadCallerView, mayUse } from '../catalog/caller-view.js';
+import { toolIndexFor } from '../catalog/tool-search.js';
+import { defineMetaTool } from './meta-tool.js';
+
+export const searchTools = defineMetaTool({
+  name: 'search_tools',
+  description:
+    'Find tools by keywords, e.g. "github repos" or "create jira ticket". Answers {tools: [{name, description, integration}]}, ' +
+    'best match first. Read the description before calling; call get_tool_schema when the arguments are not obvious, then execute_tools.',
+  input: z
+    .object({
+      query: z.string().min(1).max(200).describe('Keywords, such as "list issues".'),
+      integration: z.string().min(1).max(100).optional().describe('Only tools of this integration.'),
+      limit: z.number().int().min(1).max(20).default(8),
+    })
+    .strict(),
+  async handler(ctx, caller, args) {
+    const view = await loadCallerView(ctx, caller);
+    const hits = toolIndexFor(ctx.registry).query(args.query, {
+      limit: args.limit,
+      filter: (entry) => (!args.integration || entry.provider.manifest.name === args.integration) && mayUse(view, entry),
+    });
+    return {
+      tools: hits.map(({ entry }) => ({
+        name: entry.flatName,
+        description: entry.tool.description,
+        integration: entry.provider.manifest.name,
+      })),
+    };
+  },
+});
