@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatIssues } from '../../core/errors.js';
-import { connectionState, loadCallerView, mayUse } from '../catalog/caller-view.js';
-import { argumentsJsonSchema, toolIndexFor } from '../catalog/tool-search.js';
+import { connectionState, searchVisibleTools } from '../catalog/caller-view.js';
+import { argumentsJsonSchema } from '../catalog/tool-search.js';
 import { defineMetaTool } from '../meta/meta-tool.js';
 
 /** Failures of the agent surface are answers, `{ok: false, error: {code, message, issues}}`. */
@@ -29,14 +29,10 @@ export const connectionsSearch = defineMetaTool({
     .strict(),
   invalidArguments: invalidAgentArguments,
   async handler(ctx, caller, args) {
-    const view = await loadCallerView(ctx, caller);
-    const hits = toolIndexFor(ctx.registry).query(args.query, {
-      limit: args.limit,
-      filter: (entry) => (!args.provider || entry.provider.manifest.name === args.provider) && mayUse(view, entry),
-    });
+    const { view, entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.provider, limit: args.limit });
     return {
       ok: true,
-      results: hits.map(({ entry }) => {
+      results: entries.map((entry) => {
         const state = connectionState(ctx, view, entry);
         return {
           name: entry.qualifiedName,

@@ -5,6 +5,7 @@ import type { Caller } from '../../store/api-keys.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
 import { portalIntegrationUrl } from '../portal/urls.js';
+import { toolIndexFor } from './tool-search.js';
 
 /**
  * What one caller may see of the catalog: the tenant's policy and the caller's usable accounts
@@ -66,4 +67,18 @@ export function connectionState(ctx: ServiceContext, view: CallerView, entry: To
     accounts: views,
     hint: `Not connected to ${manifest.displayName}: ${how}. For an organisation account, ask an administrator.`,
   };
+}
+
+/** The search both surfaces share: ranked tools this caller may use, optionally of one provider. */
+export async function searchVisibleTools(
+  ctx: ServiceContext,
+  caller: Caller,
+  query: { text: string; provider?: string; limit: number },
+): Promise<{ view: CallerView; entries: ToolEntry[] }> {
+  const view = await loadCallerView(ctx, caller);
+  const hits = toolIndexFor(ctx.registry).query(query.text, {
+    limit: query.limit,
+    filter: (entry) => (!query.provider || entry.provider.manifest.name === query.provider) && mayUse(view, entry),
+  });
+  return { view, entries: hits.map((h) => h.entry) };
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { loadCallerView, mayUse } from '../catalog/caller-view.js';
-import { toolIndexFor } from '../catalog/tool-search.js';
+import { searchVisibleTools } from '../catalog/caller-view.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const searchTools = defineMetaTool({
@@ -16,13 +15,9 @@ export const searchTools = defineMetaTool({
     })
     .strict(),
   async handler(ctx, caller, args) {
-    const view = await loadCallerView(ctx, caller);
-    const hits = toolIndexFor(ctx.registry).query(args.query, {
-      limit: args.limit,
-      filter: (entry) => (!args.integration || entry.provider.manifest.name === args.integration) && mayUse(view, entry),
-    });
+    const { entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.integration, limit: args.limit });
     return {
-      tools: hits.map(({ entry }) => ({
+      tools: entries.map((entry) => ({
         name: entry.flatName,
         description: entry.tool.description,
         integration: entry.provider.manifest.name,
