@@ -1,9 +1,10 @@
 import * as connectionWait from './connection-wait.js';
+import * as executeOverhead from './execute-overhead.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { writeResults } from './lib/results.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-const BENCHMARKS: Benchmark[] = [connectionWait];
+const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead];
 
 /**
  * `npm run bench` runs every benchmark one after another (they would skew each other's timings

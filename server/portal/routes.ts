@@ -87,11 +87,15 @@ export function portalRouter(ctx: ServiceContext): Router {
     for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') current.searchParams.set(k, v);
     let email: string | undefined;
     try {
-      const tokens = await oidc.authorizationCodeGrant(await getOidcConfig(), current, {
+      const config = await getOidcConfig();
+      const tokens = await oidc.authorizationCodeGrant(config, current, {
         pkceCodeVerifier: pending.codeVerifier,
         expectedState: pending.state,
       });
-      email = tokens.claims()?.email as string | undefined;
+      const claims = tokens.claims();
+      email = claims?.email as string | undefined;
+      // Many providers keep the ID token lean and serve the email from userinfo only.
+      if (!email && claims) email = (await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)).email;
     } catch (err) {
       ctx.logger.warn({ err: (err as Error).message }, 'portal sign-in failed');
       return res.status(400).send(messagePage('Sign-in failed', 'The identity provider did not confirm the sign-in. Try again.', 'bad'));

@@ -1,0 +1,136 @@
+import { cpus } from 'node:os';
+import { createExecuteActivities } from '../activities/execute-tool.js';
+import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
+import { batchTimelines, PHASES } from './lib/batch-timeline.js';
+import { type BenchRun, GITHUB_LOGIN, withBenchStack } from './lib/bench-stack.js';
+import { callTool } from './lib/http.js';
+import { positiveIntFromEnv } from './lib/settings.js';
+import { formatTable, summary } from './lib/stats.js';
+
+/**
+ * What `execute_tools` adds over calling the service directly: one call, and a batch of eight,
+ * against the same requests sent straight to the fake GitHub API, all alternating round by round
+ * in this one process. Two more sides place the cost: the execute activity run in-process (no
+ * HTTP, no Temporal) and an authenticated route of the same HTTP surface (`list_integrations`).
+ * Goal (issue): added p50 of one call under 10 ms.
+ */
+export const name = 'execute-overhead';
+
+const GOAL_ADDED_P50_MS = 10;
+const WARMUP_ROUNDS = 20;
+const BATCH = 8;
+/** Completed batches whose Temporal histories are read for the phase breakdown. */
+const TIMELINE_SAMPLE = 60;
+const TOOL = 'github_get_authenticated_user';
+
+export async function run(): Promise<object> {
+  const rounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
+  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
+  const startedAt = new Date();
+  console.log(`${name}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up), 6 sides each, deadline ${timeoutSec} s`);
+  return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
+    const samples = await alternate(sides(bench), { rounds, warmup: WARMUP_ROUNDS, signal: bench.signal });
+    const timelines = await batchTimelines(bench.stack.services.temporal, bench.stack.services.config.TEMPORAL_TASK_QUEUE, TIMELINE_SAMPLE);
+    return report({ startedAt, rounds, samples, timelines });
+  });
+}
+
+function sides({ stack, user, github, signal }: BenchRun) {
+  const gh = github!;
+  const direct = async () => {
+    const res = await fetch(`${gh.apiBaseUrl}/user`, {
+      headers: {
+        authorization: `Bearer ${gh.accessToken}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': 'switchboard',
+      },
+      signal,
+    });
+    const body = await res.json();
+    if (res.status !== 200 || body.login !== GITHUB_LOGIN) throw new Error(`fake GitHub answered ${res.status}: ${JSON.stringify(body)}`);
+  };
+  const execute = async (n: number) => {
+    const executions = Array.from({ length: n }, () => ({ tool: TOOL }));
+    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'execute_tools', { executions }, signal);
+    if (status !== 200 || body.results?.length !== n || body.results.some((r: any) => r.result?.login !== GITHUB_LOGIN)) {
+      throw new Error(`execute_tools answered ${status}: ${JSON.stringify(body)}`);
+    }
+  };
+  const activities = createExecuteActivities(stack.services);
+  const { config } = stack.services;
+  let calls = 0;
+  const activity = async () => {
+    const outcome = await activities.executeToolCall({
+      callKey: `bench-in-process-${calls++}`,
+      tenantId: user.user.tenantId,
+      userId: user.user.id,
+      call: { tool: 'github__get_authenticated_user', args: {} },
+      timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS,
+      maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+    });
+    if (!outcome.ok) throw new Error(`the execute activity failed: ${JSON.stringify(outcome.error)}`);
+  };
+  const listIntegrations = async () => {
+    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'list_integrations', {}, signal);
+    if (status !== 200) throw new Error(`list_integrations answered ${status}: ${JSON.stringify(body)}`);
+  };
+  return {
+    'direct GET /user': direct,
+    'execute_tools ×1': () => execute(1),
+    [`direct ×${BATCH} in parallel`]: () => Promise.all(Array.from({ length: BATCH }, direct)),
+    [`execute_tools ×${BATCH} (one batch)`]: () => execute(BATCH),
+    'execute activity in-process': activity,
+    'list_integrations (HTTP route)': listIntegrations,
+  };
+}
+
+function report(input: {
+  startedAt: Date;
+  rounds: number;
+  samples: Record<string, number[]>;
+  timelines: Record<number, Record<string, number>>;
+}) {
+  const { samples, timelines } = input;
+  const s = (side: string) => samples[side];
+  const comparisons: Record<string, Comparison> = {
+    'execute_tools ×1 vs direct': compare(s('direct GET /user'), s('execute_tools ×1')),
+    [`execute_tools ×${BATCH} vs direct ×${BATCH}`]: compare(s(`direct ×${BATCH} in parallel`), s(`execute_tools ×${BATCH} (one batch)`)),
+    'activity in-process vs direct': compare(s('direct GET /user'), s('execute activity in-process')),
+    'execute_tools ×1 vs activity in-process': compare(s('execute activity in-process'), s('execute_tools ×1')),
+    'list_integrations vs direct': compare(s('direct GET /user'), s('list_integrations (HTTP route)')),
+  };
+  const single = comparisons['execute_tools ×1 vs direct'];
+  const goalMet = single.added.p50 < GOAL_ADDED_P50_MS;
+  const summaries = Object.fromEntries(Object.entries(samples).map(([side, list]) => [side, summary(list)]));
+
+  console.log(`\nlatency per side, ms (${input.rounds} rounds, sides alternating)`);
+  console.log(latencyTable(summaries));
+  console.log('\nadded latency, ms (subject − baseline)');
+  console.log(comparisonTable(comparisons));
+  const groups = Object.keys(timelines).map(Number);
+  if (groups.length) {
+    console.log('\ninside Temporal, median ms per batch size (from workflow histories)');
+    console.log(
+      formatTable(
+        PHASES.map((phase) => ({
+          phase,
+          ...Object.fromEntries(groups.map((g) => [`${g} call${g === 1 ? '' : 's'}`, round(timelines[g][phase])])),
+        })),
+      ),
+    );
+  }
+  console.log(`\ngoal added p50 < ${GOAL_ADDED_P50_MS} ms for one call: ${goalMet ? 'met' : 'NOT met'} (${round(single.added.p50)} ms)`);
+
+  return {
+    benchmark: name,
+    startedAt: input.startedAt.toISOString(),
+    parameters: { rounds: input.rounds, warmupRounds: WARMUP_ROUNDS, batch: BATCH, tool: TOOL, timelineSample: TIMELINE_SAMPLE },
+    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    sides: summaries,
+    comparisons,
+    temporalPhasesByBatchSize: timelines,
+    goal: { addedP50BelowMs: GOAL_ADDED_P50_MS, met: goalMet },
+    samples,
+  };
+}

@@ -1,0 +1,133 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertAccount } from '../../store/accounts.js';
+import { launchBrowser } from '../support/browser.js';
+import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { freePort } from '../support/ports.js';
+
+let auth: TestAuthServer;
+let stack: Stack;
+let browser: Browser;
+let _alice: TestUser;
+let baseUrl: string;
+const github = { clientId: 'gh-acc', clientSecret: 'gh-acc-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
+
+beforeAll(async () => {
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  const portal = { clientId: 'portal', clientSecret: 'portal-secret-0123456789', redirectUris: [`${baseUrl}/portal/oidc/callback`] };
+  auth = await startAuthServer([github, portal]);
+  stack = await startStack({
+    env: {
+      PORT: String(port),
+      PUBLIC_BASE_URL: baseUrl,
+      ...auth.envFor('GITHUB', github),
+      PORTAL_OIDC_ISSUER: auth.issuer,
+      PORTAL_OIDC_CLIENT_ID: portal.clientId,
+      PORTAL_OIDC_CLIENT_SECRET: portal.clientSecret,
+    },
+  });
+  _alice = await createTestUser(stack, { email: 'alice-oidc@example.com' });
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+  await auth?.close();
+});
+
+async function connect(user: TestUser, login: string, options: { tenantScoped?: boolean; sharingRoles?: string[] } = {}) {
+  const tokens = await auth.issueTokens(login, github.clientId);
+  const account = await insertAccount(stack.services.pool, stack.services.keyring, {
+    tenantId: user.user.tenantId,
+    ownerUserId: options.tenantScoped ? null : user.user.id,
+    integration: 'github',
+    label: login,
+    sharingRoles: options.sharingRoles,
+    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
+  });
+  return { account, tokens };
+}
+
+describe('list_connections', () => {
+  it("lists the caller's own accounts first, then the organisation's shared with one of their roles", async () => {
+    const admin = await createTestUser(stack, { roles: ['admin'] });
+    const eng = await createTestUser(stack, { tenantId: admin.user.tenantId, roles: ['eng'] });
+    await connect(admin, 'org-shared', { tenantScoped: true, sharingRoles: ['eng'] });
+    await connect(admin, 'org-private', { tenantScoped: true, sharingRoles: ['finance'] });
+    await connect(eng, 'eng-own');
+    const { body } = await eng.call('list_connections', {});
+    expect(body.connections).toEqual([
+      { id: expect.any(String), integration: 'github', label: 'eng-own', scope: 'user', default: true, status: 'active' },
+      { id: expect.any(String), integration: 'github', label: 'org-shared', scope: 'tenant', default: true, status: 'active' },
+    ]);
+    expect((await eng.call('list_connections', { integration: 'slack' })).body.connections).toEqual([]);
+  });
+});
+
+describe('disconnect', () => {
+  it('deletes the credential and revokes it at the service', async () => {
+    const bob = await createTestUser(stack);
+    const { tokens } = await connect(bob, 'bob-gh');
+    const { status, body } = await bob.call('disconnect', { integration: 'github' });
+    expect(status).toBe(200);
+    expect(body).toEqual({ disconnected: true, integration: 'github', account: expect.any(String), revoked: true });
+    expect(await auth.provider.RefreshToken.find(tokens.refreshToken)).toBeUndefined();
+    expect((await bob.call('list_connections', {})).body.connections).toEqual([]);
+    expect((await bob.call('list_integrations')).body.integrations[0]).toEqual({ name: 'github', version: '1.0.0', connected: false });
+    expect(await bob.call('disconnect', { integration: 'github' })).toEqual({
+      status: 404,
+      body: { error: 'No connected account matches github' },
+    });
+  });
+
+  it("picks the account by label or id, and never touches organisation or other users' accounts", async () => {
+    const carol = await createTestUser(stack);
+    await connect(carol, 'carol-work');
+    const home = await connect(carol, 'carol-home');
+    const org = await connect(carol, 'org-acc', { tenantScoped: true, sharingRoles: ['member'] });
+    const dan = await createTestUser(stack, { tenantId: carol.user.tenantId });
+    expect((await dan.call('disconnect', { account: home.account.id })).status).toBe(404);
+    expect((await carol.call('disconnect', { account: org.account.id })).status).toBe(404);
+    expect((await carol.call('disconnect', { account: 'carol-home' })).body).toMatchObject({
+      disconnected: true,
+      account: home.account.id,
+    });
+    const labels = (await carol.call('list_connections', {})).body.connections.map((c: { label: string }) => c.label);
+    expect(labels).toEqual(['carol-work', 'org-acc']);
+    expect((await carol.call('disconnect', {})).body.error).toMatch(/give integration, account, or both/);
+  });
+});
+
+describe('portal sign-in through OIDC', () => {
+  it('signs a human in through the identity provider and matches them by email', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${baseUrl}/portal`);
+    await page.waitForURL((url) => url.href.startsWith(auth.issuer));
+    await page.locator('input[name="login"]').fill('alice-oidc@example.com');
+    await page.locator('input[name="password"]').fill('x');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page
+      .waitForURL((url) => url.pathname === '/portal', { timeout: 5000 })
+      .catch(async () => {
+        throw new Error(`stuck at ${page.url()}: ${await page.content()}`);
+      });
+    expect(await page.getByTestId('signed-in-as').textContent()).toBe('alice-oidc@example.com');
+    await page.context().close();
+  });
+
+  it('refuses a human whose email no Switchboard user has', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${baseUrl}/portal/login`);
+    await page.locator('input[name="login"]').fill('stranger@example.com');
+    await page.locator('input[name="password"]').fill('x');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL((url) => url.pathname === '/portal/oidc/callback');
+    expect(await page.locator('h1').textContent()).toBe('No account');
+    await page.context().close();
+  });
+});
