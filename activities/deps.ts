@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { TokenSigner } from '../server/signed-tokens.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
 
@@ -11,4 +12,6 @@ export interface ActivityDeps {
   registry: ProviderRegistry;
   config: Config;
   logger: Logger;
+  /** Signs connect links (the workflow helpers' connect). */
+  signer: TokenSigner;
 }

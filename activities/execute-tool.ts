@@ -20,8 +20,10 @@ export interface ExecuteToolInput {
   tenantId: string;
   userId: string;
   call: ToolCallRequest;
-  timeoutMs: number;
-  maxResultBytes: number;
+  /** Default CONNECTIONS_TOOL_TIMEOUT_MS (agent workflows leave it to the deployment). */
+  timeoutMs?: number;
+  /** Default CONNECTIONS_TOOL_RESULT_MAX_BYTES. */
+  maxResultBytes?: number;
 }
 
 interface CallAudit {
@@ -35,10 +37,10 @@ class DeadlineExceeded extends Error {}
  * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
  * audit row. Failures are returned as outcomes, never thrown.
  */
-export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger'>) {
+export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config'>) {
   const credentials = new CredentialStore(deps.pool, deps.keyring, deps.registry);
 
-  async function run(input: ExecuteToolInput, audit: CallAudit): Promise<ToolOutcome> {
+  async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<ToolOutcome> {
     const { call } = input;
     const entry = deps.registry.toolByQualifiedName(call.tool);
     if (!entry) return failure('not_found', `No tool is named ${call.tool}.`);
@@ -112,7 +114,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
    */
   async function invoke(
     entry: ToolEntry,
-    input: ExecuteToolInput,
+    input: Required<ExecuteToolInput>,
     args: unknown,
     auth?: { loaded: LoadedCredential; account: Account },
   ): Promise<ToolOutcome> {
@@ -177,7 +179,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
   }
 
   return {
-    async executeToolCall(input: ExecuteToolInput): Promise<ToolOutcome> {
+    async executeToolCall(request: ExecuteToolInput): Promise<ToolOutcome> {
+      const input = {
+        ...request,
+        timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
+        maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+      };
       const started = performance.now();
       const audit: CallAudit = {};
       let outcome: ToolOutcome;

@@ -1,11 +1,13 @@
 import { createConnectionActivities } from './connection.js';
 import type { ActivityDeps } from './deps.js';
 import { createExecuteActivities } from './execute-tool.js';
+import { createWorkflowHelperActivities } from './workflow-helpers.js';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createConnectionActivities(deps),
     ...createExecuteActivities(deps),
+    ...createWorkflowHelperActivities(deps),
   };
 }
 

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { createExecuteActivities } from '../activities/execute-tool.js';
+import { toolBatchWorkflow } from '../workflows/tool-batch.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { batchTimelines, PHASES } from './lib/batch-timeline.js';
-import { type BenchRun, GITHUB_LOGIN, withBenchStack } from './lib/bench-stack.js';
+import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
@@ -10,8 +12,9 @@ import { formatTable, summary } from './lib/stats.js';
 /**
  * What `execute_tools` adds over calling the service directly: one call, and a batch of eight,
  * against the same requests sent straight to the fake GitHub API, all alternating round by round
- * in this one process. Two more sides place the cost: the execute activity run in-process (no
- * HTTP, no Temporal) and an authenticated route of the same HTTP surface (`list_integrations`).
+ * in this one process. Three more sides place the cost: the execute activity run in-process (no
+ * HTTP, no Temporal), an authenticated route of the same HTTP surface (`list_integrations`), and
+ * an empty tool batch started straight on Temporal (the floor of one workflow round trip).
  * Goal (issue): added p50 of one call under 10 ms.
  */
 export const name = 'execute-overhead';
@@ -27,7 +30,7 @@ export async function run(): Promise<object> {
   const rounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
   const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
   const startedAt = new Date();
-  console.log(`${name}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up), 6 sides each, deadline ${timeoutSec} s`);
+  console.log(`${name}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up), 7 sides each, deadline ${timeoutSec} s`);
   return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
     const samples = await alternate(sides(bench), { rounds, warmup: WARMUP_ROUNDS, signal: bench.signal });
     const timelines = await batchTimelines(bench.stack.services.temporal, bench.stack.services.config.TEMPORAL_TASK_QUEUE, TIMELINE_SAMPLE);
@@ -37,22 +40,10 @@ export async function run(): Promise<object> {
 
 function sides({ stack, user, github, signal }: BenchRun) {
   const gh = github!;
-  const direct = async () => {
-    const res = await fetch(`${gh.apiBaseUrl}/user`, {
-      headers: {
-        authorization: `Bearer ${gh.accessToken}`,
-        accept: 'application/vnd.github+json',
-        'x-github-api-version': '2022-11-28',
-        'user-agent': 'switchboard',
-      },
-      signal,
-    });
-    const body = await res.json();
-    if (res.status !== 200 || body.login !== GITHUB_LOGIN) throw new Error(`fake GitHub answered ${res.status}: ${JSON.stringify(body)}`);
-  };
+  const direct = () => getUserDirectly(gh, signal);
   const execute = async (n: number) => {
     const executions = Array.from({ length: n }, () => ({ tool: TOOL }));
-    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'execute_tools', { executions }, signal);
+    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'execute_tools', { executions }, AbortSignal.any([signal]));
     if (status !== 200 || body.results?.length !== n || body.results.some((r: any) => r.result?.login !== GITHUB_LOGIN)) {
       throw new Error(`execute_tools answered ${status}: ${JSON.stringify(body)}`);
     }
@@ -71,8 +62,16 @@ function sides({ stack, user, github, signal }: BenchRun) {
     });
     if (!outcome.ok) throw new Error(`the execute activity failed: ${JSON.stringify(outcome.error)}`);
   };
+  // The floor of Temporal itself on this machine: start a batch of no calls and wait for its result
+  // (one workflow task, no activity), straight from this process's client.
+  const emptyBatch = () =>
+    stack.services.temporal.workflow.execute(toolBatchWorkflow, {
+      workflowId: `bench-empty-batch-${randomUUID()}`,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [{ tenantId: user.user.tenantId, userId: user.user.id, calls: [], timeoutMs: 1_000, maxResultBytes: 1_024 }],
+    });
   const listIntegrations = async () => {
-    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'list_integrations', {}, signal);
+    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'list_integrations', {}, AbortSignal.any([signal]));
     if (status !== 200) throw new Error(`list_integrations answered ${status}: ${JSON.stringify(body)}`);
   };
   return {
@@ -82,6 +81,7 @@ function sides({ stack, user, github, signal }: BenchRun) {
     [`execute_tools ×${BATCH} (one batch)`]: () => execute(BATCH),
     'execute activity in-process': activity,
     'list_integrations (HTTP route)': listIntegrations,
+    'empty batch workflow (Temporal only)': emptyBatch,
   };
 }
 
@@ -99,6 +99,7 @@ function report(input: {
     'activity in-process vs direct': compare(s('direct GET /user'), s('execute activity in-process')),
     'execute_tools ×1 vs activity in-process': compare(s('execute activity in-process'), s('execute_tools ×1')),
     'list_integrations vs direct': compare(s('direct GET /user'), s('list_integrations (HTTP route)')),
+    'execute_tools ×1 vs empty batch workflow': compare(s('empty batch workflow (Temporal only)'), s('execute_tools ×1')),
   };
   const single = comparisons['execute_tools ×1 vs direct'];
   const goalMet = single.added.p50 < GOAL_ADDED_P50_MS;

@@ -2,9 +2,11 @@ import * as connectionWait from './connection-wait.js';
 import * as executeOverhead from './execute-overhead.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { writeResults } from './lib/results.js';
+import * as search from './search.js';
+import * as throughput from './throughput.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead];
+const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, throughput, search];
 
 /**
  * `npm run bench` runs every benchmark one after another (they would skew each other's timings

@@ -1,115 +1,136 @@
-// The admin CLI: tenants, users with roles, API keys, sign-in links, key rotation.
+// The admin CLI: tenants, users with roles, API keys, sign-in links, key rotation, tenant settings
+// and organisation accounts. This file dispatches; each group of commands is a module in bin/admin/.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../server/logger.js';
-import { resealCredentials } from '../store/accounts.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.js';
-import { createLoginToken } from '../store/login-tokens.js';
-import { createTenant, listTenants } from '../store/tenants.js';
-import { createUser, findUserByEmail, listUsers } from '../store/users.js';
-import { configFromEnv, prepareDatabase, requireSecrets } from './support/services.js';
+import type { Pool } from '../store/database.js';
+import { Keyring } from '../store/keyring.js';
+import { type Command, type Context, type Group, PROGRAM, UsageError } from './admin/cli.js';
+import { keyCommands } from './admin/keys.js';
+import { orgAccountGroup } from './admin/org-accounts.js';
+import { peopleCommands } from './admin/people.js';
+import { settingsGroup } from './admin/settings.js';
 
-const USAGE = `Usage: npm run admin -- <command> [options]
+const ENTRIES: (Command | Group)[] = [...peopleCommands, ...keyCommands, settingsGroup, orgAccountGroup];
+
+const isGroup = (entry: Command | Group): entry is Group => 'commands' in entry;
+const isHelp = (arg: string) => arg === '--help' || arg === '-h';
+
+/** `name synopsis` with the summary beside it, or below when the line is long. */
+function row(name: string, synopsis: string, summary: string): string {
+  const left = `  ${[name, synopsis.split('\n')[0]].filter(Boolean).join(' ')}`;
+  return left.length < 54 ? `${left.padEnd(55)}${summary}` : `${left}\n${' '.repeat(55)}${summary}`;
+}
+
+function usage(): string {
+  const rows = ENTRIES.flatMap((e) =>
+    isGroup(e)
+      ? e.commands.map((c) => row(`${e.name} ${c.name}`, c.synopsis.includes('\n') ? '--tenant <id> [options]' : c.synopsis, c.summary))
+      : [row(e.name, e.synopsis, e.summary)],
+  );
+  return `Usage: ${PROGRAM} <command> [options]
 
 Commands:
-  create-tenant --name <name>                          Create a tenant; prints its id
-  list-tenants                                         List tenants
-  create-user --tenant <id> --email <email> [--role <r>]...
-                                                       Create a user (roles default to "member")
-  list-users --tenant <id>                             List a tenant's users
-  create-key --email <email> [--label <text>]          Create an API key; it is printed once
-  list-keys --tenant <id>                              List API keys (never the keys themselves)
-  revoke-key --id <keyId>                              Revoke an API key
-  login-link <email>                                   Print a one-time portal sign-in link (15 minutes)
-  reseal                                               Re-encrypt stored credentials under the active key
+${rows.join('\n')}
+
+Every command answers --help. Reads DATABASE_URL and DATABASE_SCHEMA (README, "Configuration").
+Exit codes: 0 done, 1 failed, 2 bad argument or unknown id.
 `;
+}
 
-class UsageError extends Error {}
+function groupUsage(group: Group): string {
+  return `Usage: ${PROGRAM} ${group.name} <subcommand> [options]
 
-function need(values: Record<string, unknown>, name: string): string {
-  const v = values[name];
-  if (typeof v !== 'string' || !v) throw new UsageError(`missing --${name}`);
-  return v;
+${group.summary}.
+
+Subcommands:
+${group.commands.map((c) => row(c.name, '', c.summary)).join('\n')}
+
+Run "${PROGRAM} ${group.name} <subcommand> --help" for its options.
+`;
+}
+
+function commandUsage(path: string, command: Command): string {
+  return `Usage: ${PROGRAM} ${path}${command.synopsis ? ` ${command.synopsis}` : ''}
+
+${command.summary}.
+${command.details ? `\n${command.details}\n` : ''}`;
+}
+
+/** node:util's parse errors, in the CLI's words. */
+function parseError(err: Error & { code?: string }): UsageError {
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${quoted}`);
+  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new UsageError(`unexpected argument "${quoted}"`);
+  return new UsageError(err.message.split('. ')[0]!.replace(/^Option/, 'option'));
+}
+
+/** Finds the command, or prints the help asked for and returns undefined. */
+function resolve(argv: string[]): { path: string; command: Command; args: string[] } | undefined {
+  const print = (text: string): undefined => {
+    process.stdout.write(text);
+  };
+  const [first, ...rest] = argv;
+  if (!first || isHelp(first) || first === 'help') return print(usage());
+  const entry = ENTRIES.find((e) => e.name === first);
+  if (!entry) throw new UsageError(`unknown command "${first}"`);
+  let [path, command, args] = [first, entry as Command, rest];
+  if (isGroup(entry)) {
+    const [sub, ...subArgs] = rest;
+    if (sub && isHelp(sub)) return print(groupUsage(entry));
+    const names = entry.commands.map((c) => c.name).join(', ');
+    if (!sub) throw new UsageError(`${first} needs a subcommand: ${names}`);
+    const found = entry.commands.find((c) => c.name === sub);
+    if (!found) throw new UsageError(`unknown ${first} subcommand "${sub}" (${names})`);
+    [path, command, args] = [`${first} ${sub}`, found, subArgs];
+  }
+  const ownArgs = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  if (ownArgs.some(isHelp)) return print(commandUsage(path, command));
+  return { path, command, args };
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      name: { type: 'string' },
-      tenant: { type: 'string' },
-      email: { type: 'string' },
-      role: { type: 'string', multiple: true },
-      label: { type: 'string' },
-      id: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const config = configFromEnv();
-  const logger = createLogger({ level: 'warn' });
-  const pool = await prepareDatabase(config, logger);
-  const out = (v: unknown) => process.stdout.write(`${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}\n`);
+  const found = resolve(argv);
+  if (!found) return;
+  const { command, args } = found;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    switch (command) {
-      case 'create-tenant':
-        out(await createTenant(pool, { name: need(values, 'name') }));
-        break;
-      case 'list-tenants':
-        out(await listTenants(pool));
-        break;
-      case 'create-user':
-        out(await createUser(pool, { tenantId: need(values, 'tenant'), email: need(values, 'email'), roles: values.role }));
-        break;
-      case 'list-users':
-        out(await listUsers(pool, need(values, 'tenant')));
-        break;
-      case 'create-key': {
-        const user = await findUserByEmail(pool, need(values, 'email'));
-        if (!user) throw new UsageError(`no user with email ${values.email}`);
-        const { id, key } = await createApiKey(pool, { tenantId: user.tenantId, userId: user.id, label: values.label });
-        out({ id, key, note: 'Store this key now: it is shown only once.' });
-        break;
-      }
-      case 'list-keys':
-        out(await listApiKeys(pool, need(values, 'tenant')));
-        break;
-      case 'revoke-key':
-        if (!(await revokeApiKey(pool, need(values, 'id')))) throw new UsageError(`no active key ${values.id}`);
-        out(`revoked ${values.id}`);
-        break;
-      case 'login-link': {
-        const email = positionals[0] ?? values.email;
-        if (!email) throw new UsageError('login-link needs an email');
-        const user = await findUserByEmail(pool, email);
-        if (!user) throw new UsageError(`no user with email ${email}`);
-        out(`${config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(pool, user.id)}`);
-        break;
-      }
-      case 'reseal': {
-        const { keyring } = requireSecrets(config);
-        out(`re-sealed ${await resealCredentials(pool, keyring)} credentials under key ${keyring.activeKeyId}`);
-        break;
-      }
-      default:
-        throw new UsageError(`unknown command "${command}"`);
-    }
+    parsed = parseArgs({ args, options: command.options ?? {}, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw parseError(err as Error);
+  }
+  const { values, positionals } = parsed;
+  const extra = positionals[command.positionals?.length ?? 0];
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+
+  // Loaded only now: it brings in Temporal's packages, which help and argument errors do without.
+  const { configFromEnv, prepareDatabase } = await import('./support/services.js');
+  const config = configFromEnv();
+  let pool: Promise<Pool> | undefined;
+  const ctx: Context = {
+    config,
+    db: () => (pool ??= prepareDatabase(config, createLogger({ level: 'warn' }))),
+    keyring() {
+      if (!config.ENCRYPTION_KEYS) throw new Error('ENCRYPTION_KEYS is not set (README, "Configuration")');
+      return new Keyring(config.ENCRYPTION_KEYS, config.ENCRYPTION_ACTIVE_KEY_ID);
+    },
+    out: (v) => process.stdout.write(`${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}\n`),
+  };
+  try {
+    await command.run(values, positionals, ctx);
   } finally {
-    await pool.end();
+    await (await pool?.catch(() => undefined))?.end();
   }
 }
 
+/** One line, whatever the error: a connection refused arrives as an AggregateError with no message of its own. */
+function oneLine(err: unknown): string {
+  const e = err as { message?: string; code?: string; errors?: { message?: string }[] } | undefined;
+  const text = e?.message || e?.errors?.map((x) => x.message).find(Boolean) || e?.code || String(err);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 main(process.argv.slice(2)).catch((err) => {
-  const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`admin: ${(err as Error).message}${usage ? ' (see --help)' : ''}\n`);
-  process.exit(usage ? 2 : 1);
+  const usageError = err instanceof UsageError;
+  process.stderr.write(`admin: ${oneLine(err)}${usageError ? ' (see --help)' : ''}\n`);
+  process.exitCode = usageError ? 2 : 1;
 });

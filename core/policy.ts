@@ -3,18 +3,29 @@
  * serve search, execute and the portal.
  */
 
-export interface TenantSettings {
+import { z } from 'zod';
+
+/** A tool name or pattern over unqualified tool names: letters, digits, `_`, `-` and `*`. */
+export const toolPatternSchema = z.string().regex(/^[A-Za-z0-9_*-]+$/, 'expected a non-empty pattern of letters, digits, _, - and *');
+
+/** A role name: letters, digits, `_`, `-`, `.` and `:`. */
+export const roleNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'expected a non-empty role name of letters, digits, _, -, . and :');
+
+/** A tenant's settings, as stored in `tenants.settings`. An absent key places no restriction. */
+export const tenantSettingsSchema = z.strictObject({
   /** Providers the tenant enabled. Absent: every registered provider is enabled. */
-  enabledProviders?: string[];
+  enabledProviders: z.array(z.string().min(1, 'expected a provider name')).optional(),
   /** When set, only these unqualified tool names (or patterns) are allowed. */
-  allowedTools?: string[];
+  allowedTools: z.array(toolPatternSchema).optional(),
   /** When not empty, a tool must match one of these patterns. */
-  includeTools?: string[];
+  includeTools: z.array(toolPatternSchema).optional(),
   /** A tool matching any of these patterns is hidden and refused. */
-  excludeTools?: string[];
+  excludeTools: z.array(toolPatternSchema).optional(),
   /** Roles that may use connections at all. Absent: every user may. */
-  connectionRoles?: string[];
-}
+  connectionRoles: z.array(roleNameSchema).optional(),
+});
+
+export type TenantSettings = z.infer<typeof tenantSettingsSchema>;
 
 /** `*` matches any run of characters; everything else is literal. */
 export function matchesPattern(pattern: string, name: string): boolean {

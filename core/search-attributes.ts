@@ -16,3 +16,11 @@ export const SA = {
 export const SEARCH_ATTRIBUTE_FLAGS: string[] = Object.values(SA).map(
   (key) => `${key.name}=${key.type === SearchAttributeType.KEYWORD_LIST ? 'KeywordList' : 'Keyword'}`,
 );
+
+/** The attributes of a connection workflow, set when it starts (pending). */
+export const connectionSearchAttributes = (caller: { tenantId: string; userId: string }, integration: string) => [
+  { key: SA.tenant, value: caller.tenantId },
+  { key: SA.user, value: caller.userId },
+  { key: SA.integration, value: integration },
+  { key: SA.outcome, value: 'PENDING' },
+];

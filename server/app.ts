@@ -1,15 +1,16 @@
 import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
 import helmet from 'helmet';
 import { ToolError } from '../core/errors.js';
-import { requireApiKey } from './auth.js';
+import { perKeyRateLimit, requireApiKey } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { readiness } from './health.js';
+import { mcpRouter } from './mcp.js';
 import { httpToolByName } from './meta/index.js';
 import { runMetaTool } from './meta/meta-tool.js';
 import { handleOAuthCallback } from './oauth/callback.js';
 import { handleConnectLink } from './oauth/connect-link.js';
+import { buildOpenApiDocument } from './openapi.js';
 import { messagePage } from './portal/html.js';
 import { portalRouter } from './portal/routes.js';
 
@@ -34,30 +35,37 @@ export function createApp(ctx: ServiceContext): express.Express {
 
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
   app.get('/readyz', (req: Request, res: Response) => readiness(ctx, req, res));
+  app.get('/openapi.json', (_req, res) => res.json(buildOpenApiDocument(ctx.config)));
 
+  const limiter = perKeyRateLimit(ctx);
   const api = express.Router();
-  api.use(express.json({ limit: '1mb' }));
+  // Not strict: a body of null, a string or a number reaches the route, which names the problem.
+  api.use(express.json({ limit: '1mb', strict: false }));
   api.use(requireApiKey(ctx));
-  api.use(
-    rateLimit({
-      windowMs: 60_000,
-      limit: ctx.config.RATE_LIMIT_PER_MINUTE,
-      standardHeaders: 'draft-8',
-      legacyHeaders: false,
-      keyGenerator: (req) => req.caller?.keyId ?? 'anonymous',
-      handler: (_req, res) => res.status(429).json({ error: 'Too many requests for this API key; retry after the time in RateLimit' }),
-    }),
-  );
+  api.use(limiter);
   api.post(
     '/tools/:name',
     // Express 5 hands an async handler's rejection to the error middleware below.
     async (req: Request, res: Response) => {
       const tool = httpToolByName.get(String(req.params.name));
       if (!tool) return res.status(404).json({ error: `No tool named ${req.params.name}` });
+      const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+      if (hasBody && !req.is('application/json')) return res.status(415).json({ error: 'Content-Type must be application/json' });
+      const body: unknown = req.body;
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        const got = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+        return res.status(400).json({ error: `The request body must be a JSON object of the tool's arguments, not ${got}` });
+      }
       res.json(await runMetaTool(tool, ctx, req.caller!, req.body));
     },
   );
+  api.all('/tools/:name', (req: Request, res: Response) => {
+    res.set('Allow', 'POST');
+    res.status(405).json({ error: `${req.method} is not allowed on /v1/tools/${req.params.name}; use POST` });
+  });
   app.use('/v1', api);
+
+  app.use(mcpRouter(ctx, [requireApiKey(ctx), limiter]));
 
   app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
   app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
 import { authenticateApiKey, type Caller } from '../store/api-keys.js';
 import type { ServiceContext } from './context.js';
 
@@ -25,4 +26,19 @@ export function requireApiKey(ctx: ServiceContext) {
     req.caller = caller;
     next();
   };
+}
+
+/**
+ * Per-API-key request limit with the standard RateLimit headers. One instance per app, so the
+ * JSON API and MCP draw from the same allowance.
+ */
+export function perKeyRateLimit(ctx: ServiceContext) {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: ctx.config.RATE_LIMIT_PER_MINUTE,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    keyGenerator: (req) => req.caller?.keyId ?? 'anonymous',
+    handler: (_req, res) => res.status(429).json({ error: 'Too many requests for this API key; retry after the time in RateLimit' }),
+  });
 }

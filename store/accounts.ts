@@ -63,6 +63,30 @@ export async function listUsableAccounts(
   return rows.filter((a) => a.scope === 'user' || sharingAdmits(a.sharingRoles, caller.roles));
 }
 
+/** The organisation's (tenant-scoped) accounts, defaults first within each integration. */
+export async function listTenantAccounts(db: Queryable, tenantId: string): Promise<Account[]> {
+  const { rows } = await db.query<Account>(
+    `SELECT ${COLUMNS} FROM accounts WHERE tenant_id = $1 AND scope = 'tenant' ORDER BY integration, is_default DESC, created_at`,
+    [tenantId],
+  );
+  return rows;
+}
+
+/** An organisation account by id alone (the admin CLI knows no tenant); user accounts are not found. */
+export async function findTenantAccount(db: Queryable, id: string): Promise<Account | undefined> {
+  const { rows } = await db.query<Account>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1 AND scope = 'tenant'`, [id]);
+  return rows[0];
+}
+
+/** Replaces an organisation account's sharing roles; undefined when there is no such organisation account. */
+export async function setSharingRoles(db: Queryable, tenantId: string, id: string, roles: string[]): Promise<Account | undefined> {
+  const { rows } = await db.query<Account>(
+    `UPDATE accounts SET sharing_roles = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2 AND scope = 'tenant' RETURNING ${COLUMNS}`,
+    [tenantId, id, roles],
+  );
+  return rows[0];
+}
+
 export interface NewAccount {
   tenantId: string;
   ownerUserId: string | null;

@@ -111,3 +111,22 @@ async function closeStack(stack: Stack): Promise<void> {
   };
   await withTimeout(close(), CLOSE_TIMEOUT_MS, 'closing the stack').catch((err: Error) => process.stderr.write(`${err.message}\n`));
 }
+
+/**
+ * GET /user straight to the fake GitHub API, with the headers Switchboard's GitHub tool sends:
+ * the baseline every execute benchmark compares against. A signal of its own per request: undici
+ * leaves a listener on the signal it is given until the request is garbage-collected.
+ */
+export async function getUserDirectly(github: FakeGithub, signal: AbortSignal): Promise<void> {
+  const res = await fetch(`${github.apiBaseUrl}/user`, {
+    headers: {
+      authorization: `Bearer ${github.accessToken}`,
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+      'user-agent': 'switchboard',
+    },
+    signal: AbortSignal.any([signal]),
+  });
+  const body = await res.json();
+  if (res.status !== 200 || body.login !== GITHUB_LOGIN) throw new Error(`fake GitHub answered ${res.status}: ${JSON.stringify(body)}`);
+}

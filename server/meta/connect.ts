@@ -1,13 +1,11 @@
 import { z } from 'zod';
+import { prepareConnection } from '../../activities/prepare-connection.js';
 import { ToolError } from '../../core/errors.js';
 import { connectionWorkflowId } from '../../core/ids.js';
-import { SA } from '../../core/search-attributes.js';
+import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import type { Caller } from '../../store/api-keys.js';
-import { createAttempt } from '../../store/connection-attempts.js';
 import { connectionWorkflow } from '../../workflows/connection.js';
 import type { ServiceContext } from '../context.js';
-import { portalIntegrationUrl } from '../portal/urls.js';
-import { enabledProviders } from './caller-tenant.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const connectInput = z
@@ -24,7 +22,7 @@ export interface ConnectResult {
 
 /**
  * Starts a connection attempt: a PENDING record owned by the caller, its workflow, and a portal
- * link bound to the caller. Shared by `connect`, `get_auth_url` and the workflow helpers.
+ * link bound to the caller. Shared by `connect` and `get_auth_url`.
  */
 export async function startConnection(
   ctx: ServiceContext,
@@ -32,51 +30,20 @@ export async function startConnection(
   integration: string,
   options: { ttlSec?: number } = {},
 ): Promise<ConnectResult> {
-  const provider = ctx.registry.get(integration);
-  if (!provider) throw new ToolError({ error: 'Integration not found' }, 404);
-  if (!(await enabledProviders(ctx, caller)).includes(provider)) {
-    throw new ToolError({ error: `${integration} is not enabled for this organisation` }, 403);
-  }
-  const { auth } = provider.manifest;
-  if (auth === 'none') {
-    throw new ToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
-  }
-  if (auth === 'apikey') {
-    throw new ToolError(
-      {
-        error: `${integration} is connected with an API key in the portal, not through connect(). Send the user to ${portalIntegrationUrl(ctx.config, integration)}`,
-      },
-      400,
-    );
-  }
-  if (auth === 'oauth2' && !ctx.registry.isConfigured(integration)) {
-    const vars = ctx.registry.envVarNames(integration);
-    throw new ToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
-  }
-
-  const ttlSec = options.ttlSec ?? ctx.config.CONNECTION_TTL_SEC;
-  const attempt = await createAttempt(ctx.pool, { ...caller, integration, authMode: auth, ttlSec });
+  const prepared = await prepareConnection(ctx, caller, integration, options);
   try {
     await ctx.temporal.workflow.start(connectionWorkflow, {
-      workflowId: connectionWorkflowId(attempt.id),
+      workflowId: connectionWorkflowId(prepared.connectionId),
       taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
-      args: [{ attemptId: attempt.id, tenantId: caller.tenantId, userId: caller.userId, integration, ttlSec }],
-      typedSearchAttributes: [
-        { key: SA.tenant, value: caller.tenantId },
-        { key: SA.user, value: caller.userId },
-        { key: SA.integration, value: integration },
-        { key: SA.outcome, value: 'PENDING' },
-      ],
+      args: [{ attemptId: prepared.connectionId, tenantId: caller.tenantId, userId: caller.userId, integration, ttlSec: prepared.ttlSec }],
+      typedSearchAttributes: connectionSearchAttributes(caller, integration),
     });
   } catch (err) {
-    await ctx.pool.query('DELETE FROM connection_attempts WHERE id = $1', [attempt.id]);
+    await ctx.pool.query('DELETE FROM connection_attempts WHERE id = $1', [prepared.connectionId]);
     ctx.logger.error({ err: (err as Error).message, integration }, 'could not start the connection workflow');
     throw new ToolError({ error: 'Temporal is unavailable; try connect again shortly' }, 503);
   }
-
-  const token = await ctx.signer.sign('connect-link', { a: attempt.id, u: caller.userId, t: caller.tenantId }, ttlSec);
-  const url = `${ctx.config.PUBLIC_BASE_URL}/connect/${encodeURIComponent(integration)}?t=${token}`;
-  return { connectionId: attempt.id, type: auth, url };
+  return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url };
 }
 
 const description =

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ToolFailure, ToolOutcome } from '../../core/execution.js';
+import { portalIntegrationUrl } from '../../core/urls.js';
 import type { ServiceContext } from '../context.js';
 import { runToolBatch } from '../execution/run-batch.js';
-import { portalIntegrationUrl } from '../portal/urls.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const MAX_EXECUTIONS = 500;

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { oauthCallbackUrl } from '../../core/urls.js';
 import { exchangeCode, OAuthFlowError, revokeToken, type TokenSet } from '../../providers/oauth-client.js';
 import type { Provider } from '../../providers/sdk.js';
 import { createToolContext } from '../../providers/tool-context.js';
@@ -6,7 +7,6 @@ import { type ConnectionAttempt, consumeState } from '../../store/connection-att
 import { completeConnection } from '../connections/complete-connection.js';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from '../portal/html.js';
-import { oauthCallbackUrl } from '../portal/urls.js';
 
 const EXPIRED_MESSAGE = 'This connection attempt expired before you finished. Ask your agent to start again; it will give you a new link.';
 

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
+import { oauthCallbackUrl } from '../../core/urls.js';
 import { buildConsentUrl } from '../../providers/oauth-client.js';
 import { getAttempt, recordAuthorizationRequest } from '../../store/connection-attempts.js';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from '../portal/html.js';
 import { readPortalUser } from '../portal/session.js';
-import { oauthCallbackUrl } from '../portal/urls.js';
 
 /**
  * GET /connect/:integration?t=… — the link an agent hands its user. The signed-in human must be

@@ -1,11 +1,11 @@
 import express, { type Request, type Response, Router } from 'express';
 import * as oidc from 'openid-client';
+import { safeNext } from '../../core/urls.js';
 import { consumeLoginToken } from '../../store/login-tokens.js';
 import { findUserByEmail, getUser } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { html, messagePage, page } from './html.js';
 import { endPortalSession, readPortalUser, startPortalSession } from './session.js';
-import { safeNext } from './urls.js';
 
 const LOGIN_COOKIE = 'sb_login';
 

@@ -5,6 +5,7 @@ import { connectionWorkflowId } from '../../core/ids.js';
 import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { launchBrowser } from '../support/browser.js';
+import { consentAs as consent, signedInPage as signedInPageAs } from '../support/consent.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
@@ -68,24 +69,13 @@ afterAll(async () => {
   await auth?.close();
 });
 
-async function signedInPage(user: TestUser): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(await user.loginLink());
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/portal$/);
-  return page;
-}
+const signedInPage = (user: TestUser) => signedInPageAs(browser, user);
 
-/** Drives the authorization server's login and consent pages, as a human would. */
+/** Consents as `login` and plants the state and code for the leak check. */
 async function consentAs(page: Page, login: string) {
   await page.waitForURL((url) => url.href.startsWith(auth.issuer));
   planted.add(new URL(page.url()).searchParams.get('state') ?? '');
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill('any password');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL((url) => url.pathname === '/oauth/callback');
-  const callback = new URL(page.url());
+  const callback = await consent(page, auth, login);
   planted.add(callback.searchParams.get('code') ?? '');
   return callback;
 }

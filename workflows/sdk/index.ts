@@ -1,13 +1,28 @@
 /**
- * `switchboard/workflow`: what an agent's own Temporal workflow may import. Workflow-safe only:
+ * `switchboard/workflow`: helpers for an agent's own Temporal workflow. Workflow-safe only:
  * `@temporalio/workflow`, pure code from `core/`, and types — never pg, express or fetch.
  *
- * Switchboard's connection workflow runs on Switchboard's task queue; an agent workflow reaches
- * it as a child workflow by name, waits on its result (minutes or days, durably) and reads the
- * outcome. The definitions below name its signal, update and query.
+ *   const sb = switchboard({ tenantId, userId });
+ *   const outcome = await sb.executeWithConnect(
+ *     { tool: 'github__list_repos', args: {} },
+ *     { onConnectUrl: 'sendConnectLink' },   // an activity of yours: email, chat, …
+ *   );
+ *
+ * Switchboard's activities and its connection workflow run on Switchboard's task queue (a
+ * worker with the SwitchboardPlugin); your workflow reaches them by name. A connection wait is
+ * a child workflow: it lasts minutes or days, needs no polling and survives restarts of every
+ * worker.
  */
+import { ParentClosePolicy, proxyActivities, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { ExecuteActivities } from '../../activities/execute-tool.js';
+import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
+import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
+import { connectionWorkflowId } from '../../core/ids.js';
+import { connectionSearchAttributes } from '../../core/search-attributes.js';
+import type { ConnectionWorkflowResult, connectionWorkflow } from '../connection.js';
 
 export type { AttemptStatus, WaitStatus } from '../../core/connection.js';
+export type { ToolCallRequest, ToolFailure, ToolOutcome } from '../../core/execution.js';
 export { connectionWorkflowId, toolBatchWorkflowId } from '../../core/ids.js';
 export {
   type ConnectionOutcome,
@@ -17,3 +32,107 @@ export {
   connectionStatusQuery,
   waitForConnectionUpdate,
 } from '../connection.js';
+
+export interface SwitchboardOptions {
+  /** Who the workflow acts for. Identity comes from here, never from tool arguments. */
+  tenantId: string;
+  userId: string;
+  /** Switchboard's task queue (TEMPORAL_TASK_QUEUE of its worker). */
+  taskQueue?: string;
+  /** How long a connect link stays usable; a workflow may wait days. Default 7 days. */
+  connectTtlSec?: number;
+}
+
+export interface PendingConnection {
+  connectionId: string;
+  type: 'oauth2' | 'cookie';
+  /** Give it to the human; they open it in a browser. */
+  url: string;
+  /** Resolves when the human finished (CONNECTED) or the link expired (EXPIRED). */
+  wait(): Promise<ConnectionWorkflowResult>;
+}
+
+/** What the connect-url callback activity receives. */
+export interface ConnectUrlNotice {
+  tenantId: string;
+  userId: string;
+  integration: string;
+  connectionId: string;
+  url: string;
+  /** Why a connection is needed: the tool answered not_connected or needs_reauth. */
+  reason: 'not_connected' | 'needs_reauth';
+}
+
+export interface ExecuteWithConnectOptions {
+  /** Name of one of your activities, called with a ConnectUrlNotice. */
+  onConnectUrl: string;
+  /** Task queue of that activity; default your workflow's own. */
+  onConnectUrlTaskQueue?: string;
+  /** How many links to send before giving up (each one may expire). Default 3. */
+  maxConnects?: number;
+  /** Read-only calls may be retried if a worker is lost; default false (never repeat a write). */
+  retryable?: boolean;
+}
+
+export function switchboard(options: SwitchboardOptions) {
+  const taskQueue = options.taskQueue ?? 'switchboard';
+  const helpers = proxyActivities<WorkflowHelperActivities>({
+    taskQueue,
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 },
+  });
+  const toolCall = (retryable: boolean) =>
+    proxyActivities<ExecuteActivities>({
+      taskQueue,
+      // The tool's own deadline is enforced inside the activity; this only bounds a lost worker.
+      startToCloseTimeout: '10 minutes',
+      retry: { maximumAttempts: retryable ? 3 : 1 },
+    });
+  const caller = { tenantId: options.tenantId, userId: options.userId };
+
+  async function connect(integration: string): Promise<PendingConnection> {
+    const prepared = await helpers.prepareConnection({ ...caller, integration, ttlSec: options.connectTtlSec ?? 7 * 24 * 3600 });
+    const child = await startChild<typeof connectionWorkflow>('connectionWorkflow', {
+      workflowId: connectionWorkflowId(prepared.connectionId),
+      taskQueue,
+      args: [{ attemptId: prepared.connectionId, ...caller, integration, ttlSec: prepared.ttlSec }],
+      // The attempt outlives this workflow if it ends first; the human's link keeps working.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: connectionSearchAttributes(caller, integration),
+    });
+    return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url, wait: () => child.result() };
+  }
+
+  async function execute(call: ToolCallRequest, opts: { retryable?: boolean } = {}): Promise<ToolOutcome> {
+    return toolCall(opts.retryable ?? false).executeToolCall({
+      callKey: `${workflowInfo().workflowId}#${uuid4()}`,
+      ...caller,
+      call,
+    });
+  }
+
+  /**
+   * Runs a tool; when it answers not_connected or needs_reauth, connects, hands the link to your
+   * activity, waits (durably, as long as it takes) and runs the tool once connected.
+   */
+  async function executeWithConnect(call: ToolCallRequest, opts: ExecuteWithConnectOptions): Promise<ToolOutcome> {
+    const notify = proxyActivities<Record<string, (notice: ConnectUrlNotice) => Promise<void>>>({
+      taskQueue: opts.onConnectUrlTaskQueue ?? workflowInfo().taskQueue,
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 5 },
+    });
+    let outcome = await execute(call, opts);
+    for (let sent = 0; sent < (opts.maxConnects ?? 3); sent++) {
+      if (outcome.ok || (outcome.error.code !== 'not_connected' && outcome.error.code !== 'needs_reauth')) return outcome;
+      const reason = outcome.error.code;
+      const integration = outcome.error.integration ?? call.tool.split('__')[0];
+      const pending = await connect(integration);
+      await notify[opts.onConnectUrl]({ ...caller, integration, connectionId: pending.connectionId, url: pending.url, reason });
+      const { status } = await pending.wait();
+      if (status === 'CONNECTED') outcome = await execute(call, opts);
+    }
+    return outcome;
+  }
+
+  return { connect, execute, executeWithConnect };
+}

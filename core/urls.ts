@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config.js';
+import type { Config } from './config.js';
 
 export const portalIntegrationUrl = (config: Pick<Config, 'PUBLIC_BASE_URL'>, integration: string) =>
   `${config.PUBLIC_BASE_URL}/portal/integrations/${encodeURIComponent(integration)}`;

@@ -1,0 +1,65 @@
+import type { Config } from '../core/config.js';
+import { ToolError } from '../core/errors.js';
+import { isProviderEnabled } from '../core/policy.js';
+import { portalIntegrationUrl } from '../core/urls.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { TokenSigner } from '../server/signed-tokens.js';
+import type { Caller } from '../store/api-keys.js';
+import { createAttempt } from '../store/connection-attempts.js';
+import type { Pool } from '../store/database.js';
+import { getTenant } from '../store/tenants.js';
+
+export interface PreparedConnection {
+  connectionId: string;
+  type: 'oauth2' | 'cookie';
+  /** The portal link for the human: signed, bound to the caller, valid as long as the attempt. */
+  url: string;
+  ttlSec: number;
+}
+
+export interface PrepareDeps {
+  pool: Pool;
+  registry: ProviderRegistry;
+  config: Config;
+  signer: TokenSigner;
+}
+
+/**
+ * Checks that `integration` can be connected by this caller (the spec's error strings), creates
+ * a PENDING attempt owned by the caller and signs its portal link. The caller then starts the
+ * attempt's workflow: the HTTP handler as a top-level workflow, an agent's workflow as a child.
+ */
+export async function prepareConnection(
+  deps: PrepareDeps,
+  caller: Pick<Caller, 'tenantId' | 'userId'>,
+  integration: string,
+  options: { ttlSec?: number } = {},
+): Promise<PreparedConnection> {
+  const provider = deps.registry.get(integration);
+  if (!provider) throw new ToolError({ error: 'Integration not found' }, 404);
+  const settings = (await getTenant(deps.pool, caller.tenantId))?.settings ?? {};
+  if (!isProviderEnabled(settings, integration)) throw new ToolError({ error: `${integration} is not enabled for this organisation` }, 403);
+  const { auth } = provider.manifest;
+  if (auth === 'none') throw new ToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
+  if (auth === 'apikey') {
+    throw new ToolError(
+      {
+        error: `${integration} is connected with an API key in the portal, not through connect(). Send the user to ${portalIntegrationUrl(deps.config, integration)}`,
+      },
+      400,
+    );
+  }
+  if (auth === 'oauth2' && !deps.registry.isConfigured(integration)) {
+    const vars = deps.registry.envVarNames(integration);
+    throw new ToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
+  }
+  const ttlSec = options.ttlSec ?? deps.config.CONNECTION_TTL_SEC;
+  const attempt = await createAttempt(deps.pool, { ...caller, integration, authMode: auth, ttlSec });
+  const token = await deps.signer.sign('connect-link', { a: attempt.id, u: caller.userId, t: caller.tenantId }, ttlSec);
+  return {
+    connectionId: attempt.id,
+    type: auth,
+    url: `${deps.config.PUBLIC_BASE_URL}/connect/${encodeURIComponent(integration)}?t=${token}`,
+    ttlSec,
+  };
+}

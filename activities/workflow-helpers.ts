@@ -1,0 +1,27 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { ToolError } from '../core/errors.js';
+import type { ActivityDeps } from './deps.js';
+import { type PreparedConnection, prepareConnection } from './prepare-connection.js';
+
+/** Activities behind `switchboard/workflow`: what an agent's own workflow asks Switchboard to do. */
+export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' | 'registry' | 'config' | 'signer'>) {
+  return {
+    /** `connect` for a workflow: the attempt and its link; the workflow starts the attempt's workflow as a child. */
+    async prepareConnection(input: {
+      tenantId: string;
+      userId: string;
+      integration: string;
+      ttlSec?: number;
+    }): Promise<PreparedConnection> {
+      try {
+        return await prepareConnection(deps, input, input.integration, { ttlSec: input.ttlSec });
+      } catch (err) {
+        // The spec's refusals (unknown, built-in, not configured) will not change on a retry.
+        if (err instanceof ToolError) throw ApplicationFailure.nonRetryable(err.message, 'SwitchboardConnectRefused');
+        throw err;
+      }
+    },
+  };
+}
+
+export type WorkflowHelperActivities = ReturnType<typeof createWorkflowHelperActivities>;

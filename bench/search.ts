@@ -1,0 +1,167 @@
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { ProviderRegistry } from '../providers/registry.js';
+import { ToolSearchIndex } from '../server/catalog/tool-search.js';
+import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
+import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
+import { callTool } from './lib/http.js';
+import { positiveIntFromEnv } from './lib/settings.js';
+import { formatTable, type Summary, summary } from './lib/stats.js';
+import { QUERIES, syntheticRegistry } from './lib/synthetic-catalog.js';
+
+/**
+ * `search_tools` latency. In-process: `ToolSearchIndex.query` over synthetic catalogs of 50, 500
+ * and 5,000 tools, sizes alternating query by query, plus each index's build time. Over HTTP, on
+ * the real stack: `search_tools` on the real catalog and on the 5,000-tool one against
+ * `list_integrations` (same route, API key, and the same two reads of tenant and accounts).
+ * Goal (issue): in-process p50 under 2 ms at 5,000 tools.
+ */
+export const name = 'search';
+
+const SIZES = [50, 500, 5_000];
+const GOAL_P50_MS = 2;
+const LIMIT = 8;
+const WARMUP_QUERIES = 200;
+const WARMUP_HTTP_ROUNDS = 20;
+const BUILDS = 5;
+
+interface SizeResult {
+  tools: number;
+  providers: number;
+  buildMs: Summary;
+  query: Summary;
+  /** Documents the query matched before the limit, median over the queries. */
+  matchedP50: number;
+}
+
+export async function run(): Promise<object> {
+  const queries = positiveIntFromEnv('BENCH_SEARCH_QUERIES', 1_000);
+  const httpRounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
+  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
+  const startedAt = new Date();
+  console.log(
+    `${name}: ${queries} queries per catalog size (+${WARMUP_QUERIES} warm-up), ${httpRounds} HTTP rounds, deadline ${timeoutSec} s`,
+  );
+
+  const registries = SIZES.map((size) => syntheticRegistry(size));
+  const sizes = inProcess(registries, queries);
+  const http = await withBenchStack({ name, timeoutSec, github: false, worker: false }, (bench) =>
+    overHttp(bench, registries[registries.length - 1], httpRounds),
+  );
+  return report({ startedAt, queries, httpRounds, sizes, http });
+}
+
+/** Build times (sizes alternating, BUILDS each), then the queries with every size in turn. */
+function inProcess(registries: ProviderRegistry[], queries: number): SizeResult[] {
+  const builds: number[][] = registries.map(() => []);
+  let indexes: ToolSearchIndex[] = [];
+  for (let b = 0; b < BUILDS; b++) {
+    indexes = registries.map((registry, i) => {
+      const started = performance.now();
+      const index = new ToolSearchIndex(registry.tools());
+      builds[i].push(performance.now() - started);
+      return index;
+    });
+  }
+  const samples: number[][] = registries.map(() => []);
+  for (let q = 0; q < WARMUP_QUERIES + queries; q++) {
+    const text = QUERIES[q % QUERIES.length];
+    for (let k = 0; k < indexes.length; k++) {
+      const i = (q + k) % indexes.length;
+      const started = performance.now();
+      indexes[i].query(text, { limit: LIMIT, filter: () => true });
+      if (q >= WARMUP_QUERIES) samples[i].push(performance.now() - started);
+    }
+  }
+  return registries.map((registry, i) => ({
+    tools: registry.tools().length,
+    providers: registry.list().length,
+    buildMs: summary(builds[i]),
+    query: summary(samples[i]),
+    matchedP50: summary(QUERIES.map((text) => indexes[i].query(text, { limit: Number.MAX_SAFE_INTEGER }).length)).p50,
+  }));
+}
+
+async function overHttp({ stack, user, signal }: BenchRun, large: ProviderRegistry, rounds: number) {
+  const { services } = stack;
+  const real = services.registry;
+  const realTools = real.tools().length;
+  let q = 0;
+  const search = async (registry: ProviderRegistry) => {
+    // The server reads ctx.registry (this very object) per request; requests here never overlap.
+    services.registry = registry;
+    try {
+      const args = { query: QUERIES[q++ % QUERIES.length], limit: LIMIT };
+      const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'search_tools', args, AbortSignal.any([signal]));
+      if (status !== 200 || !Array.isArray(body.tools)) throw new Error(`search_tools answered ${status}: ${JSON.stringify(body)}`);
+    } finally {
+      services.registry = real;
+    }
+  };
+  const listIntegrations = async () => {
+    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'list_integrations', {}, AbortSignal.any([signal]));
+    if (status !== 200) throw new Error(`list_integrations answered ${status}: ${JSON.stringify(body)}`);
+  };
+  const sides = {
+    'list_integrations (baseline)': listIntegrations,
+    [`search_tools, real catalog (${realTools} tools)`]: () => search(real),
+    [`search_tools, ${large.tools().length} tools`]: () => search(large),
+  };
+  return { realTools, samples: await alternate(sides, { rounds, warmup: WARMUP_HTTP_ROUNDS, signal }) };
+}
+
+function report(input: {
+  startedAt: Date;
+  queries: number;
+  httpRounds: number;
+  sizes: SizeResult[];
+  http: { realTools: number; samples: Record<string, number[]> };
+}) {
+  const { sizes } = input;
+  const [smallest, largest] = [sizes[0], sizes[sizes.length - 1]];
+  const growth = { p50: largest.query.p50 / smallest.query.p50, p99: largest.query.p99 / smallest.query.p99 };
+  const goalMet = largest.query.p50 < GOAL_P50_MS;
+  console.log(`\nToolSearchIndex.query in-process, ms (limit ${LIMIT}, ${QUERIES.length} queries in turn, sizes alternating)`);
+  console.log(
+    formatTable(
+      sizes.map((s) => ({
+        tools: s.tools,
+        providers: s.providers,
+        'build p50 ms': round(s.buildMs.p50, 1),
+        'matched p50': s.matchedP50,
+        'p50 ms': round(s.query.p50, 3),
+        'p90 ms': round(s.query.p90, 3),
+        'p99 ms': round(s.query.p99, 3),
+        'max ms': round(s.query.max, 3),
+      })),
+    ),
+  );
+  console.log(`growth ${smallest.tools} → ${largest.tools} tools: p50 ${growth.p50.toFixed(1)}×, p99 ${growth.p99.toFixed(1)}×`);
+
+  const http = input.http.samples;
+  const [baseline, realSide, largeSide] = Object.keys(http);
+  const summaries = Object.fromEntries(Object.entries(http).map(([side, list]) => [side, summary(list)]));
+  const comparisons: Record<string, Comparison> = {
+    'search (real) vs list_integrations': compare(http[baseline], http[realSide]),
+    [`search (${largest.tools}) vs list_integrations`]: compare(http[baseline], http[largeSide]),
+    [`search (${largest.tools}) vs search (real)`]: compare(http[realSide], http[largeSide]),
+  };
+  console.log(`\nHTTP POST /v1/tools/<name>, ms (${input.httpRounds} rounds, sides alternating)`);
+  console.log(latencyTable(summaries));
+  console.log(comparisonTable(comparisons));
+  console.log(
+    `\ngoal in-process p50 < ${GOAL_P50_MS} ms at ${largest.tools} tools: ${goalMet ? 'met' : 'NOT met'} (${round(largest.query.p50, 3)} ms)`,
+  );
+
+  return {
+    benchmark: name,
+    startedAt: input.startedAt.toISOString(),
+    parameters: { sizes: SIZES, limit: LIMIT, queries: input.queries, queryTexts: QUERIES, httpRounds: input.httpRounds, builds: BUILDS },
+    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    inProcess: sizes,
+    growth,
+    http: { realCatalogTools: input.http.realTools, sides: summaries, comparisons },
+    goal: { inProcessP50BelowMsAt5000: GOAL_P50_MS, met: goalMet },
+    samples: input.http.samples,
+  };
+}

@@ -1,0 +1,128 @@
+import { cpus } from 'node:os';
+import { round } from './lib/alternate.js';
+import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
+import { type CpuUsed, cpuSince, cpuSnapshot } from './lib/cpu.js';
+import { callTool } from './lib/http.js';
+import { positiveIntFromEnv } from './lib/settings.js';
+import { formatTable, summary } from './lib/stats.js';
+import { type SustainedRun, sustain } from './lib/sustain.js';
+
+/**
+ * Sustained `connections_execute` calls per second (one GitHub call each, fake API, loopback) at
+ * 8 and at 64 concurrent callers, each for BENCH_DURATION_SEC, with errors and latency. Each
+ * level is followed by the same callers sending GET /user straight to the fake API, so a ceiling
+ * of the machine itself is visible next to Switchboard's.
+ */
+export const name = 'throughput';
+
+const LEVELS = [8, 64];
+/** At each level before measuring, left out: connections, JIT, worker caches. */
+const WARMUP_SEC = 3;
+/** The direct baseline only shows the machine's ceiling; a few seconds are enough. */
+const BASELINE_SEC = 5;
+
+interface Level {
+  switchboard: SustainedRun;
+  /** CPU spent during the Switchboard run: this process (everything but Temporal and Postgres), the dev server, the machine. */
+  cpu: CpuUsed;
+  /** The most requests in flight at once at the fake API during the Switchboard run. */
+  maxInFlightAtApi: number;
+  direct: SustainedRun;
+}
+
+export async function run(): Promise<object> {
+  const durationSec = positiveIntFromEnv('BENCH_DURATION_SEC', 15);
+  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 300 + LEVELS.length * (durationSec + WARMUP_SEC + BASELINE_SEC) * 2);
+  const startedAt = new Date();
+  console.log(`${name}: ${LEVELS.join(' and ')} callers, ${durationSec} s each (+${WARMUP_SEC} s warm-up), deadline ${timeoutSec} s`);
+  return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
+    const levels: Level[] = [];
+    for (const concurrency of LEVELS) levels.push(await measureLevel(bench, concurrency, durationSec));
+    return report({ startedAt, durationSec, levels });
+  });
+}
+
+async function measureLevel({ stack, user, github, signal }: BenchRun, concurrency: number, durationSec: number): Promise<Level> {
+  const gh = github!;
+  const execute = async () => {
+    const args = { name: 'github__get_authenticated_user', arguments: {} };
+    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'connections_execute', args, AbortSignal.any([signal]));
+    if (status !== 200 || body.ok !== true || body.result?.login !== GITHUB_LOGIN) {
+      throw new Error(`HTTP ${status} ${body.error?.code ?? ''} ${body.error?.message ?? JSON.stringify(body.error ?? body)}`);
+    }
+  };
+  await sustain(concurrency, WARMUP_SEC * 1000, execute, signal);
+  gh.apis.maxInFlight = 0;
+  const cpuStart = cpuSnapshot();
+  const switchboard = await sustain(concurrency, durationSec * 1000, execute, signal);
+  const cpu = cpuSince(cpuStart);
+  const maxInFlightAtApi = gh.apis.maxInFlight;
+  process.stdout.write(`  ${concurrency} callers: ${switchboard.ok} calls, ${switchboard.errors} errors\n`);
+  const direct = await sustain(concurrency, BASELINE_SEC * 1000, () => getUserDirectly(gh, signal), signal);
+  return { switchboard, cpu, maxInFlightAtApi, direct };
+}
+
+function describe(run: SustainedRun) {
+  const latency = run.latencies.length ? summary(run.latencies) : undefined;
+  const total = run.ok + run.errors;
+  return {
+    callsPerSec: run.ok / (run.elapsedMs / 1000),
+    ok: run.ok,
+    errors: run.errors,
+    errorRate: total ? run.errors / total : 0,
+    elapsedSec: run.elapsedMs / 1000,
+    latency,
+    errorKinds: run.errorKinds,
+  };
+}
+
+function report(input: { startedAt: Date; durationSec: number; levels: Level[] }) {
+  const described = input.levels.map((l) => ({
+    concurrency: l.switchboard.concurrency,
+    switchboard: describe(l.switchboard),
+    direct: describe(l.direct),
+    maxInFlightAtApi: l.maxInFlightAtApi,
+    cpu: l.cpu,
+  }));
+  const rows = described.flatMap((l) =>
+    (['switchboard', 'direct'] as const).map((side) => {
+      const d = l[side];
+      return {
+        callers: l.concurrency,
+        what: side === 'switchboard' ? 'connections_execute' : 'direct GET /user',
+        'calls/s': round(d.callsPerSec, 1),
+        ok: d.ok,
+        errors: d.errors,
+        'error %': round(d.errorRate * 100, 2),
+        'p50 ms': d.latency ? round(d.latency.p50, 1) : '-',
+        'p99 ms': d.latency ? round(d.latency.p99, 1) : '-',
+        'max ms': d.latency ? round(d.latency.max, 1) : '-',
+        'API in flight': side === 'switchboard' ? l.maxInFlightAtApi : '-',
+      };
+    }),
+  );
+  console.log(`\nsustained calls per second (${input.durationSec} s per level; direct baseline ${BASELINE_SEC} s)`);
+  console.log(formatTable(rows));
+  console.log('\nCPU per connections_execute call during the run, ms (this process holds client, server, worker and fake APIs)');
+  console.log(
+    formatTable(
+      described.map((l) => ({
+        callers: l.concurrency,
+        'this process': round(l.cpu.selfMs / l.switchboard.ok, 1),
+        'temporal dev server': round((l.cpu.childrenMs.temporal ?? 0) / l.switchboard.ok, 1),
+        'machine busy %': l.cpu.machineBusy === undefined ? '-' : round(l.cpu.machineBusy * 100, 0),
+        cores: cpus().length,
+      })),
+    ),
+  );
+  for (const l of described) {
+    for (const [kind, count] of Object.entries(l.switchboard.errorKinds)) console.log(`  ${l.concurrency} callers, ${count}× ${kind}`);
+  }
+  return {
+    benchmark: name,
+    startedAt: input.startedAt.toISOString(),
+    parameters: { levels: LEVELS, durationSec: input.durationSec, warmupSec: WARMUP_SEC, baselineSec: BASELINE_SEC },
+    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    levels: described,
+  };
+}

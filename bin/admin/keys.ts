@@ -1,0 +1,54 @@
+// API keys and the encryption keyring.
+import { resealCredentials } from '../../store/accounts.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
+import { type Command, need, requireTenant, requireUser, UsageError } from './cli.js';
+
+export const keyCommands: Command[] = [
+  {
+    name: 'create-key',
+    synopsis: '--email <email> [--label <text>]',
+    summary: 'Create an API key for a user; it is printed once',
+    details: 'Only its SHA-256 is stored: keep the printed key, it cannot be shown again.',
+    options: { email: { type: 'string' }, label: { type: 'string' } },
+    async run(values, _, ctx) {
+      const email = need(values, 'email');
+      const db = await ctx.db();
+      const user = await requireUser(db, email);
+      const { id, key } = await createApiKey(db, { tenantId: user.tenantId, userId: user.id, label: values.label as string | undefined });
+      ctx.out({ id, key, note: 'Store this key now: it is shown only once.' });
+    },
+  },
+  {
+    name: 'list-keys',
+    synopsis: '--tenant <id>',
+    summary: 'List API keys (never the keys themselves)',
+    options: { tenant: { type: 'string' } },
+    async run(values, _, ctx) {
+      const tenantId = need(values, 'tenant');
+      const db = await ctx.db();
+      await requireTenant(db, tenantId);
+      ctx.out(await listApiKeys(db, tenantId));
+    },
+  },
+  {
+    name: 'revoke-key',
+    synopsis: '--id <keyId>',
+    summary: 'Revoke an API key',
+    options: { id: { type: 'string' } },
+    async run(values, _, ctx) {
+      const id = need(values, 'id');
+      if (!(await revokeApiKey(await ctx.db(), id))) throw new UsageError(`no active key ${id}`);
+      ctx.out(`revoked ${id}`);
+    },
+  },
+  {
+    name: 'reseal',
+    synopsis: '',
+    summary: 'Re-encrypt stored credentials under the active key',
+    details: 'The active key is ENCRYPTION_ACTIVE_KEY_ID (default: the first of ENCRYPTION_KEYS).',
+    async run(_, __, ctx) {
+      const keyring = ctx.keyring();
+      ctx.out(`re-sealed ${await resealCredentials(await ctx.db(), keyring)} credentials under key ${keyring.activeKeyId}`);
+    },
+  },
+];

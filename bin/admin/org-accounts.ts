@@ -1,0 +1,109 @@
+// Organisation (tenant-scoped) accounts and whom they are shared with. Never prints a secret.
+import { z } from 'zod';
+import { roleNameSchema } from '../../core/policy.js';
+import { builtinProviders } from '../../providers/index.js';
+import {
+  type Account,
+  deleteAccount,
+  findTenantAccount,
+  insertAccount,
+  listTenantAccounts,
+  setSharingRoles,
+} from '../../store/accounts.js';
+import type { Queryable } from '../../store/queryable.js';
+import { checkEach, type Group, list, need, oneOf, requireTenant, UsageError, type Values } from './cli.js';
+
+/** `*` shares with every member of the tenant. */
+const sharingRole = z.literal('*').or(roleNameSchema);
+
+const summary = (a: Account) => ({
+  id: a.id,
+  integration: a.integration,
+  label: a.label,
+  isDefault: a.isDefault,
+  sharingRoles: a.sharingRoles,
+  status: a.status,
+  hasCredential: a.hasCredential,
+});
+
+function integration(values: Values): string {
+  const name = need(values, 'integration');
+  const provider = builtinProviders.find((p) => p.manifest.name === name);
+  if (!provider) throw new UsageError(`unknown integration "${name}" (known: ${builtinProviders.map((p) => p.manifest.name).join(', ')})`);
+  if (provider.manifest.auth === 'none') throw new UsageError(`${name} needs no account: it is built in and always connected`);
+  return name;
+}
+
+async function requireOrgAccount(db: Queryable, id: string): Promise<Account> {
+  const account = await findTenantAccount(db, id);
+  if (!account) throw new UsageError(`unknown organisation account ${id}`);
+  return account;
+}
+
+export const orgAccountGroup: Group = {
+  name: 'org-account',
+  summary: "Manage the organisation's accounts and the roles they are shared with",
+  commands: [
+    {
+      name: 'create',
+      synopsis: '--tenant <id> --integration <name> --label <text> [--share-with role,role]',
+      summary: 'Create an organisation account with no credential yet; prints its id',
+      details: [
+        'Its credential is connected later in the portal. The first organisation account of an integration',
+        'becomes its default. --share-with lists the roles whose members may use it ("*": everyone);',
+        'without it the account is shared with nobody until `org-account share`. Needs ENCRYPTION_KEYS.',
+      ].join('\n'),
+      options: { tenant: { type: 'string' }, integration: { type: 'string' }, label: { type: 'string' }, 'share-with': { type: 'string' } },
+      async run(values, _, ctx) {
+        const [tenantId, name, label] = [need(values, 'tenant'), integration(values), need(values, 'label')];
+        const sharingRoles = values['share-with'] === undefined ? [] : checkEach('share-with', list(values, 'share-with'), sharingRole);
+        const keyring = ctx.keyring();
+        const db = await ctx.db();
+        await requireTenant(db, tenantId);
+        const account = await insertAccount(db, keyring, { tenantId, ownerUserId: null, integration: name, label, sharingRoles });
+        ctx.out(account.id);
+      },
+    },
+    {
+      name: 'share',
+      synopsis: '--id <accountId> (--roles eng,ops | --no-roles)',
+      summary: "Replace an organisation account's sharing roles",
+      details: 'Members with one of the roles may use the account ("*": everyone); --no-roles shares it with nobody.',
+      options: { id: { type: 'string' }, roles: { type: 'string' }, 'no-roles': { type: 'boolean' } },
+      async run(values, _, ctx) {
+        const id = need(values, 'id');
+        oneOf(values, 'roles', 'no-roles');
+        const roles = values['no-roles'] ? [] : checkEach('roles', list(values, 'roles'), sharingRole);
+        const db = await ctx.db();
+        const account = await requireOrgAccount(db, id);
+        ctx.out(summary((await setSharingRoles(db, account.tenantId, id, roles))!));
+      },
+    },
+    {
+      name: 'list',
+      synopsis: '--tenant <id>',
+      summary: "List a tenant's organisation accounts (never a credential)",
+      options: { tenant: { type: 'string' } },
+      async run(values, _, ctx) {
+        const tenantId = need(values, 'tenant');
+        const db = await ctx.db();
+        await requireTenant(db, tenantId);
+        ctx.out((await listTenantAccounts(db, tenantId)).map(summary));
+      },
+    },
+    {
+      name: 'delete',
+      synopsis: '--id <accountId>',
+      summary: 'Delete an organisation account and its stored credential',
+      details: 'The credential is not revoked at the service; revoke it there if it may have leaked.',
+      options: { id: { type: 'string' } },
+      async run(values, _, ctx) {
+        const id = need(values, 'id');
+        const db = await ctx.db();
+        const account = await requireOrgAccount(db, id);
+        await deleteAccount(db, account.tenantId, id);
+        ctx.out(`deleted ${id}`);
+      },
+    },
+  ],
+};

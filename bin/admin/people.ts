@@ -1,0 +1,90 @@
+// Tenants and their users.
+import { roleNameSchema } from '../../core/policy.js';
+import { createLoginToken } from '../../store/login-tokens.js';
+import { createTenant, listTenants } from '../../store/tenants.js';
+import { createUser, listUsers, setUserRoles } from '../../store/users.js';
+import { type Command, checkEach, need, requireTenant, requireUser, UsageError, type Values } from './cli.js';
+
+const roles = (values: Values): string[] | undefined => {
+  const given = values.role as string[] | undefined;
+  return given && checkEach('role', [...new Set(given)], roleNameSchema);
+};
+
+export const peopleCommands: Command[] = [
+  {
+    name: 'create-tenant',
+    synopsis: '--name <name>',
+    summary: 'Create a tenant; prints it with its id',
+    options: { name: { type: 'string' } },
+    async run(values, _, ctx) {
+      const name = need(values, 'name');
+      ctx.out(await createTenant(await ctx.db(), { name }));
+    },
+  },
+  {
+    name: 'list-tenants',
+    synopsis: '',
+    summary: 'List tenants with their settings',
+    async run(_, __, ctx) {
+      ctx.out(await listTenants(await ctx.db()));
+    },
+  },
+  {
+    name: 'create-user',
+    synopsis: '--tenant <id> --email <email> [--role <r>]...',
+    summary: 'Create a user (roles default to "member")',
+    options: { tenant: { type: 'string' }, email: { type: 'string' }, role: { type: 'string', multiple: true } },
+    async run(values, _, ctx) {
+      const [tenantId, email, userRoles] = [need(values, 'tenant'), need(values, 'email'), roles(values)];
+      const db = await ctx.db();
+      await requireTenant(db, tenantId);
+      try {
+        ctx.out(await createUser(db, { tenantId, email, roles: userRoles }));
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505') throw new Error(`a user with email ${email} already exists`);
+        throw err;
+      }
+    },
+  },
+  {
+    name: 'list-users',
+    synopsis: '--tenant <id>',
+    summary: "List a tenant's users",
+    options: { tenant: { type: 'string' } },
+    async run(values, _, ctx) {
+      const tenantId = need(values, 'tenant');
+      const db = await ctx.db();
+      await requireTenant(db, tenantId);
+      ctx.out(await listUsers(db, tenantId));
+    },
+  },
+  {
+    name: 'set-roles',
+    synopsis: '--email <email> --role <r> [--role <r>]...',
+    summary: "Replace a user's roles",
+    details: 'The roles given are the whole new set; the old ones are dropped.',
+    options: { email: { type: 'string' }, role: { type: 'string', multiple: true } },
+    async run(values, _, ctx) {
+      const email = need(values, 'email');
+      const newRoles = roles(values);
+      if (!newRoles?.length) throw new UsageError('missing --role');
+      const db = await ctx.db();
+      const user = await requireUser(db, email);
+      ctx.out(await setUserRoles(db, user.id, newRoles));
+    },
+  },
+  {
+    name: 'login-link',
+    synopsis: '<email>',
+    summary: 'Print a one-time portal sign-in link (15 minutes)',
+    options: { email: { type: 'string' } },
+    positionals: ['email'],
+    async run(values, positionals, ctx) {
+      const email = positionals[0] ?? values.email;
+      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
+      const db = await ctx.db();
+      const user = await requireUser(db, email);
+      ctx.out(`${ctx.config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(db, user.id)}`);
+    },
+  },
+];

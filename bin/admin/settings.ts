@@ -1,0 +1,110 @@
+// Tenant settings: enabled providers, tool filters, connection roles.
+import { type TenantSettings, tenantSettingsSchema } from '../../core/policy.js';
+import { builtinProviders } from '../../providers/index.js';
+import { inTransaction, lockKey } from '../../store/queryable.js';
+import { updateTenantSettings } from '../../store/tenants.js';
+import { type Group, list, need, oneOf, requireTenant, UsageError, type Values } from './cli.js';
+
+/** Each list setting, the option that sets it and the flag that removes it. */
+const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[] = [
+  { key: 'enabledProviders', set: 'enable-providers', clear: 'all-providers' },
+  { key: 'allowedTools', set: 'allowed-tools', clear: 'no-allowed-tools' },
+  { key: 'includeTools', set: 'include-tools', clear: 'no-include-tools' },
+  { key: 'excludeTools', set: 'exclude-tools', clear: 'no-exclude-tools' },
+  { key: 'connectionRoles', set: 'connection-roles', clear: 'any-role' },
+];
+
+/** Applies the options to the stored settings: a set option replaces its list, a clear flag removes it. */
+function merge(current: TenantSettings, values: Values): TenantSettings {
+  const next: Record<string, unknown> = { ...current };
+  let changed = false;
+  for (const { key, set, clear } of LIST_SETTINGS) {
+    oneOf(values, set, clear);
+    if (values[set] !== undefined) next[key] = list(values, set);
+    else if (values[clear]) delete next[key];
+    else continue;
+    changed = true;
+  }
+  if (!changed) throw new UsageError('settings set needs at least one setting option');
+  return next as TenantSettings;
+}
+
+function checkProviders(names: readonly string[] | undefined): void {
+  const known = builtinProviders.map((p) => p.manifest.name);
+  const unknown = names?.find((n) => !known.includes(n));
+  if (unknown) throw new UsageError(`unknown provider "${unknown}" (known: ${known.join(', ')})`);
+}
+
+/** The whole object through the schema; a bad item the options brought is a usage error naming the option. */
+function validate(settings: TenantSettings, values: Values, tenantId: string): TenantSettings {
+  const result = tenantSettingsSchema.safeParse(settings);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const [key, index] = issue.path;
+  const option = LIST_SETTINGS.find((s) => s.key === key)?.set;
+  const item = typeof index === 'number' ? (settings[key as keyof TenantSettings]?.[index] ?? '') : '';
+  if (option && values[option] !== undefined) throw new UsageError(`--${option}: "${item}" is not valid (${issue.message})`);
+  throw new Error(`the stored settings of tenant ${tenantId} are not valid: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
+const options = Object.fromEntries(
+  LIST_SETTINGS.flatMap(({ set, clear }) => [
+    [set, { type: 'string' as const }],
+    [clear, { type: 'boolean' as const }],
+  ]),
+);
+
+export const settingsGroup: Group = {
+  name: 'settings',
+  summary: "Show or change a tenant's settings (providers, tool filters, connection roles)",
+  commands: [
+    {
+      name: 'show',
+      synopsis: '--tenant <id>',
+      summary: "Print a tenant's settings as JSON",
+      options: { tenant: { type: 'string' } },
+      async run(values, _, ctx) {
+        const tenantId = need(values, 'tenant');
+        ctx.out((await requireTenant(await ctx.db(), tenantId)).settings);
+      },
+    },
+    {
+      name: 'set',
+      synopsis: [
+        '--tenant <id>',
+        '[--enable-providers github,slack | --all-providers]',
+        '[--allowed-tools a,b | --no-allowed-tools]',
+        "[--include-tools 'list_*,get_*' | --no-include-tools]",
+        "[--exclude-tools '*_delete' | --no-exclude-tools]",
+        '[--connection-roles eng,ops | --any-role]',
+      ].join('\n    '),
+      summary: "Change a tenant's settings; prints the result",
+      details: [
+        'Each option replaces one setting and leaves the others as they are:',
+        `  --enable-providers   only these providers (known: ${builtinProviders.map((p) => p.manifest.name).join(', ')});`,
+        '                       --all-providers enables every provider',
+        '  --allowed-tools      only these tool names or patterns; --no-allowed-tools lifts the list',
+        '  --include-tools      a tool must match one of these patterns; --no-include-tools removes them',
+        '  --exclude-tools      a tool matching one of these patterns is hidden and refused; --no-exclude-tools removes them',
+        '  --connection-roles   only users with one of these roles may use connections; --any-role lets everyone',
+        'Tool names are unqualified (list_repos, not github_list_repos). Patterns use letters, digits, _, - and *,',
+        'where * matches any run of characters. Quote them in the shell.',
+      ].join('\n'),
+      options: { tenant: { type: 'string' }, ...options },
+      async run(values, _, ctx) {
+        const tenantId = need(values, 'tenant');
+        // Arguments first, so a typo is reported without touching the database.
+        const patch = merge({}, values);
+        checkProviders(patch.enabledProviders);
+        validate(patch, values, tenantId);
+        const updated = await inTransaction(await ctx.db(), async (tx) => {
+          // Two admins changing different settings at once must not undo each other.
+          await lockKey(tx, `tenant-settings:${tenantId}`);
+          const tenant = await requireTenant(tx, tenantId);
+          return updateTenantSettings(tx, tenantId, validate(merge(tenant.settings, values), values, tenantId));
+        });
+        ctx.out(updated?.settings);
+      },
+    },
+  ],
+};

@@ -1,0 +1,17 @@
+// The example app's own worker: its workflows and activities, on its own task queue.
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import * as activities from './activities.js';
+
+const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+const worker = await Worker.create({
+  connection,
+  namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+  taskQueue: process.env.AGENT_TASK_QUEUE ?? 'agent-example',
+  workflowsPath: fileURLToPath(new URL('./workflows.ts', import.meta.url)),
+  activities,
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+console.log('agent worker running');
+await worker.run();
+await connection.close();

@@ -1,0 +1,122 @@
+import type { Client } from '@temporalio/client';
+import type express from 'express';
+import type { Logger } from 'pino';
+import { type Config, loadConfig } from './core/config.js';
+import { builtinProviders } from './providers/index.js';
+import { ProviderRegistry } from './providers/registry.js';
+import { type Provider, providerEnvSpec } from './providers/sdk.js';
+import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.js';
+import { createApp } from './server/app.js';
+import { ConnectionWaiter } from './server/connection-waiter.js';
+import type { ServiceContext } from './server/context.js';
+import { createLogger } from './server/logger.js';
+import { inputJsonSchema } from './server/mcp.js';
+import { AGENT_TOOLS } from './server/meta/index.js';
+import { runMetaTool } from './server/meta/meta-tool.js';
+import { TokenSigner } from './server/signed-tokens.js';
+import type { Caller } from './store/api-keys.js';
+import { createPool, migrate, type Pool } from './store/database.js';
+import { Keyring } from './store/keyring.js';
+
+/** One of the two agent tools, ready to register in an agent runtime. */
+export interface AgentTool {
+  name: (typeof CONNECTION_TOOL_NAMES)[number];
+  description: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: Record<string, unknown>;
+  /** Runs as `caller`: identity comes from the run's context, never from the model's arguments. */
+  execute(args: unknown, caller: Caller): Promise<unknown>;
+}
+
+export interface SwitchboardOptions {
+  providers?: readonly Provider[];
+  /** Postgres: a URL (migrations are applied) or your own pool (migrate it with `npm run admin`). */
+  storage?: { databaseUrl: string; schema?: string } | { pool: Pool };
+  /** `id:base64key[,id:base64key]` (32-byte keys); the first is active unless `activeKeyId` says otherwise. */
+  encryptionKeys?: string;
+  activeKeyId?: string;
+  temporal: { client: Client; taskQueue?: string };
+  publicBaseUrl?: string;
+  signingSecret?: string;
+  /** Register the two agent tools (opt-in). */
+  tools?: boolean;
+  /** Any other setting of the environment schema (README, Configuration), e.g. CONNECTIONS_TOOL_TIMEOUT_MS. */
+  env?: Record<string, string>;
+  logger?: Logger;
+}
+
+export interface Switchboard {
+  /** The HTTP service (JSON API, MCP, OAuth callback, portal) to mount or serve. */
+  app: express.Express;
+  /** connections_search and connections_execute when `tools: true` and storage and a key exist; else empty. */
+  agentTools: AgentTool[];
+  context?: ServiceContext;
+  close(): Promise<void>;
+}
+
+export { CONNECTION_TOOL_NAMES };
+
+/**
+ * Builds Switchboard in code. Without storage or an encryption key nothing that needs them
+ * is set up: the agent tools are not registered, and a log line says why.
+ */
+export async function createSwitchboard(options: SwitchboardOptions): Promise<Switchboard> {
+  const providers = options.providers ?? builtinProviders;
+  const config: Config = loadConfig(
+    {
+      ...options.env,
+      ...(options.publicBaseUrl && { PUBLIC_BASE_URL: options.publicBaseUrl }),
+      ...(options.encryptionKeys && { ENCRYPTION_KEYS: options.encryptionKeys }),
+      ...(options.activeKeyId && { ENCRYPTION_ACTIVE_KEY_ID: options.activeKeyId }),
+      ...(options.temporal.taskQueue && { TEMPORAL_TASK_QUEUE: options.temporal.taskQueue }),
+      ...(options.storage && 'databaseUrl' in options.storage && { DATABASE_URL: options.storage.databaseUrl }),
+      ...(options.storage && 'schema' in options.storage && options.storage.schema && { DATABASE_SCHEMA: options.storage.schema }),
+    },
+    providers.map((p) => providerEnvSpec(p.manifest)),
+  );
+  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const missing = !options.storage ? 'no storage' : !config.ENCRYPTION_KEYS ? 'no encryption key' : undefined;
+  if (missing) {
+    if (options.tools) logger.warn(`Switchboard agent tools not registered: ${missing} was configured`);
+    return { app: (await import('express')).default(), agentTools: [], close: async () => {} };
+  }
+
+  const ownPool = 'databaseUrl' in options.storage!;
+  let pool: Pool;
+  if ('databaseUrl' in options.storage!) {
+    await migrate({ url: options.storage.databaseUrl, schema: config.DATABASE_SCHEMA });
+    pool = createPool({
+      url: options.storage.databaseUrl,
+      schema: config.DATABASE_SCHEMA,
+      onError: (err) => logger.warn({ err: err.message }, 'idle Postgres client error'),
+    });
+  } else {
+    pool = options.storage!.pool;
+  }
+  const context: ServiceContext = {
+    config,
+    pool,
+    keyring: new Keyring(config.ENCRYPTION_KEYS!, config.ENCRYPTION_ACTIVE_KEY_ID),
+    registry: ProviderRegistry.fromConfig(providers, config),
+    temporal: options.temporal.client,
+    logger,
+    signer: new TokenSigner(options.signingSecret ?? config.PORTAL_SIGNING_SECRET ?? ''),
+    waiter: new ConnectionWaiter(options.temporal.client, pool, logger),
+  };
+  const agentTools: AgentTool[] = options.tools
+    ? AGENT_TOOLS.map((tool) => ({
+        name: tool.name as AgentTool['name'],
+        description: tool.description,
+        inputSchema: inputJsonSchema(tool),
+        execute: (args, caller) => runMetaTool(tool, context, caller, args).catch((err) => (err.body ? err.body : Promise.reject(err))),
+      }))
+    : [];
+  return {
+    app: createApp(context),
+    agentTools,
+    context,
+    close: async () => {
+      if (ownPool) await pool.end();
+    },
+  };
+}

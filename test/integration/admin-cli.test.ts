@@ -1,0 +1,227 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../../core/policy.js';
+import { findTenantAccount, listTenantAccounts } from '../../store/accounts.js';
+import { listApiKeys } from '../../store/api-keys.js';
+import { createPool } from '../../store/database.js';
+import { getTenant } from '../../store/tenants.js';
+import { findUserByEmail } from '../../store/users.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The admin CLI as an operator runs it: its own process on this file's schema. */
+describe('admin CLI', () => {
+  const schema = `adm_${randomBytes(5).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: inject('testDatabaseUrl'),
+    DATABASE_SCHEMA: schema,
+    ENCRYPTION_KEYS: `test1:${randomBytes(32).toString('base64')}`,
+    PORTAL_SIGNING_SECRET: randomBytes(32).toString('hex'),
+  };
+  const pool = createPool({ url: inject('testDatabaseUrl'), schema, poolMax: 2 });
+
+  const admin = (...args: string[]) =>
+    new Promise<Run>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
+        resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+      });
+    });
+  /** Runs and expects success; returns stdout. */
+  const ok = async (...args: string[]) => {
+    const run = await admin(...args);
+    expect(run, `admin ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+    return run.stdout;
+  };
+  /** A few at a time: each process costs about a second of CPU. */
+  async function each<T, R>(items: T[], fn: (item: T) => Promise<R>, width = 4): Promise<R[]> {
+    const results: R[] = [];
+    for (let i = 0; i < items.length; i += width) results.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
+    return results;
+  }
+
+  let tenantId = '';
+
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  });
+
+  it('creates a tenant, a user with roles and an API key, and replaces the roles', async () => {
+    tenantId = JSON.parse(await ok('create-tenant', '--name', 'Acme')).id;
+    expect(tenantId).toMatch(/\S/);
+    const user = JSON.parse(
+      await ok('create-user', '--tenant', tenantId, '--email', 'ada@example.com', '--role', 'member', '--role', 'eng'),
+    );
+    expect(user).toMatchObject({ tenantId, email: 'ada@example.com', roles: ['member', 'eng'] });
+
+    const [created, roles] = await Promise.all([
+      ok('create-key', '--email', 'ada@example.com', '--label', 'laptop'),
+      ok('set-roles', '--email', 'ada@example.com', '--role', 'ops', '--role', 'admin'),
+    ]);
+    const { id, key } = JSON.parse(created);
+    expect(key).toMatch(/^sbk_/);
+    expect(JSON.parse(roles).roles).toEqual(['ops', 'admin']);
+
+    expect((await findUserByEmail(pool, 'ada@example.com'))?.roles).toEqual(['ops', 'admin']);
+    const keys = await listApiKeys(pool, tenantId);
+    expect(keys.map((k) => k.id)).toEqual([id]);
+    expect(JSON.stringify(keys)).not.toContain(key);
+  });
+
+  it('sets tenant settings, merges later changes, shows them, and the policy applies them', async () => {
+    const first = JSON.parse(
+      await ok(
+        'settings',
+        'set',
+        '--tenant',
+        tenantId,
+        '--enable-providers',
+        'github,slack',
+        '--include-tools',
+        'list_*,get_*',
+        '--exclude-tools',
+        '*_delete',
+        '--connection-roles',
+        'eng,ops',
+      ),
+    );
+    expect(first).toEqual({
+      enabledProviders: ['github', 'slack'],
+      includeTools: ['list_*', 'get_*'],
+      excludeTools: ['*_delete'],
+      connectionRoles: ['eng', 'ops'],
+    });
+    // A second change touches only what it names.
+    await ok('settings', 'set', '--tenant', tenantId, '--all-providers', '--allowed-tools', 'list_repos,get_*', '--any-role');
+    const shown = JSON.parse(await ok('settings', 'show', '--tenant', tenantId));
+    const expected = { allowedTools: ['list_repos', 'get_*'], includeTools: ['list_*', 'get_*'], excludeTools: ['*_delete'] };
+    expect(shown).toEqual(expected);
+
+    const settings = (await getTenant(pool, tenantId))!.settings;
+    expect(settings).toEqual(expected);
+    expect(isToolAllowed(settings, 'list_repos')).toBe(true);
+    expect(isToolAllowed(settings, 'get_issue')).toBe(true);
+    expect(isToolAllowed(settings, 'list_issues')).toBe(false); // not in allowedTools
+    expect(isToolAllowed(settings, 'create_issue')).toBe(false);
+    expect(isProviderEnabled(settings, 'atlassian-jira')).toBe(true);
+    expect(hasConnectionRole(settings, ['member'])).toBe(true);
+  });
+
+  it('creates, shares, lists and deletes organisation accounts, never with a secret', async () => {
+    const [github, slack] = (
+      await Promise.all([
+        ok('org-account', 'create', '--tenant', tenantId, '--integration', 'github', '--label', 'Acme GitHub'),
+        ok('org-account', 'create', '--tenant', tenantId, '--integration', 'slack', '--label', 'Acme Slack', '--share-with', '*'),
+      ])
+    ).map((out) => out.trim());
+    expect(await findTenantAccount(pool, github)).toMatchObject({
+      tenantId,
+      scope: 'tenant',
+      ownerUserId: null,
+      integration: 'github',
+      label: 'Acme GitHub',
+      isDefault: true,
+      sharingRoles: [],
+      status: 'active',
+      hasCredential: false,
+    });
+
+    const shared = JSON.parse(await ok('org-account', 'share', '--id', github, '--roles', 'eng,ops'));
+    expect(shared).toMatchObject({ id: github, sharingRoles: ['eng', 'ops'] });
+    const listed = JSON.parse(await ok('org-account', 'list', '--tenant', tenantId));
+    expect(listed).toEqual([
+      {
+        id: github,
+        integration: 'github',
+        label: 'Acme GitHub',
+        isDefault: true,
+        sharingRoles: ['eng', 'ops'],
+        status: 'active',
+        hasCredential: false,
+      },
+      {
+        id: slack,
+        integration: 'slack',
+        label: 'Acme Slack',
+        isDefault: true,
+        sharingRoles: ['*'],
+        status: 'active',
+        hasCredential: false,
+      },
+    ]);
+
+    expect((await ok('org-account', 'delete', '--id', github)).trim()).toBe(`deleted ${github}`);
+    expect((await listTenantAccounts(pool, tenantId)).map((a) => a.id)).toEqual([slack]);
+  });
+
+  it('answers a bad or missing argument with one line on stderr and exit code 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['frobnicate'], /unknown command "frobnicate"/],
+      [['create-tenant', '--nmae', 'x'], /unknown option --nmae/],
+      [['create-tenant'], /missing --name/],
+      [['settings'], /settings needs a subcommand/],
+      [['settings', 'set', '--tenant', tenantId, '--enable-providers', 'github,gitlab'], /unknown provider "gitlab"/],
+      [['settings', 'set', '--tenant', tenantId, '--include-tools', 'list.repos'], /--include-tools: "list\.repos" is not valid/],
+      [['settings', 'set', '--tenant', tenantId, '--all-providers', '--enable-providers', 'github'], /cannot be used together/],
+      [['settings', 'set', '--tenant', tenantId], /needs at least one setting option/],
+      [['settings', 'show', '--tenant', 'ten_nope'], /unknown tenant ten_nope/],
+      [['set-roles', '--email', 'nobody@example.com', '--role', 'eng'], /no user with email nobody@example.com/],
+      [['set-roles', '--email', 'ada@example.com'], /missing --role/],
+      [['org-account', 'create', '--tenant', tenantId, '--integration', 'gitlab', '--label', 'x'], /unknown integration "gitlab"/],
+      [['org-account', 'share', '--id', 'acc_nope', '--roles', 'eng'], /unknown organisation account acc_nope/],
+    ];
+    const runs = await each(cases, ([args]) => admin(...args));
+    runs.forEach((run, i) => {
+      const [args, message] = cases[i]!;
+      expect({ args, ...run }).toMatchObject({ args, code: 2, stdout: '' });
+      expect(run.stderr).toMatch(/^admin: [^\n]+ \(see --help\)\n$/);
+      expect(run.stderr).toMatch(message);
+    });
+    // Anything else is exit code 1, still one line and no stack trace.
+    const duplicate = await admin('create-user', '--tenant', tenantId, '--email', 'ADA@example.com');
+    expect(duplicate).toMatchObject({ code: 1, stderr: 'admin: a user with email ADA@example.com already exists\n' });
+  }, 120_000);
+
+  it('answers --help for every command and subcommand', async () => {
+    const top = await admin('--help');
+    expect(top.code).toBe(0);
+    const commands = [
+      'create-tenant',
+      'list-tenants',
+      'create-user',
+      'list-users',
+      'set-roles',
+      'login-link',
+      'create-key',
+      'list-keys',
+      'revoke-key',
+      'reseal',
+      'settings',
+      'settings show',
+      'settings set',
+      'org-account',
+      'org-account create',
+      'org-account share',
+      'org-account list',
+      'org-account delete',
+    ];
+    for (const command of commands.filter((c) => c !== 'settings' && c !== 'org-account')) expect(top.stdout).toContain(`  ${command} `);
+    const runs = await each(commands, (command) => admin(...command.split(' '), '--help'));
+    runs.forEach((run, i) => {
+      expect({ command: commands[i], code: run.code, stderr: run.stderr }).toEqual({ command: commands[i], code: 0, stderr: '' });
+      expect(run.stdout).toMatch(new RegExp(`^Usage: npm run admin -- ${commands[i]}\\b`));
+    });
+    expect(runs[commands.indexOf('settings set')]!.stdout).toContain('--exclude-tools');
+  }, 120_000);
+});

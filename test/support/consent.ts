@@ -1,0 +1,26 @@
+import type { Browser, Page } from 'playwright-core';
+import type { TestAuthServer } from './oauth-server.js';
+import type { TestUser } from './stack.js';
+
+/** A fresh browser context signed in to the portal as `user`, through a one-time link. */
+export async function signedInPage(browser: Browser, user: TestUser): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(await user.loginLink());
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/portal$/);
+  return page;
+}
+
+/**
+ * Drives the test authorization server's login and consent pages as a human would, and waits
+ * for the callback. Returns the callback URL (it holds the code and state, for leak checks).
+ */
+export async function consentAs(page: Page, auth: TestAuthServer, login: string): Promise<URL> {
+  await page.waitForURL((url) => url.href.startsWith(auth.issuer));
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('any password');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL((url) => url.pathname === '/oauth/callback');
+  return new URL(page.url());
+}
