@@ -1,0 +1,36 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { ServiceContext } from '../context.js';
+import { messagePage } from './html.js';
+import { SESSION_COOKIE } from './session.js';
+
+/**
+ * CSRF protection for the portal's forms: a token derived from the session cookie with a
+ * server-side key (synchroniser token without server state). A forged cross-site form carries no
+ * valid token, because the attacker cannot read the session cookie.
+ */
+
+function tokenFor(ctx: ServiceContext, session: string): string {
+  return createHmac('sha256', `${ctx.config.PORTAL_SIGNING_SECRET ?? ''}:csrf`).update(session).digest('base64url');
+}
+
+/** The token to put in a form (`<input type="hidden" name="_csrf">`) or an `x-csrf-token` header. */
+export function csrfToken(ctx: ServiceContext, req: Request): string {
+  const session = req.cookies?.[SESSION_COOKIE];
+  return typeof session === 'string' ? tokenFor(ctx, session) : '';
+}
+
+/** Refuses a state-changing request without the session's token (403, nothing done). */
+export function requireCsrf(ctx: ServiceContext) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const session = req.cookies?.[SESSION_COOKIE];
+    const sent = (typeof req.body?._csrf === 'string' && req.body._csrf) || req.get('x-csrf-token') || '';
+    const expected = typeof session === 'string' ? tokenFor(ctx, session) : '';
+    const ok = expected.length > 0 && sent.length === expected.length && timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
+    if (!ok) {
+      res.status(403).send(messagePage('Request refused', 'This form expired or did not come from the portal. Reload the page and try again.', 'bad'));
+      return;
+    }
+    next();
+  };
+}
