@@ -1,7 +1,9 @@
 FROM node:20-bookworm-slim
+# chromium: the browser the server runs for cookie integrations' live sign-in (cookie capture).
+RUN apt-get update && apt-get install -y --no-install-recommends chromium && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm install --omit=dev --no-audit --no-fund
 COPY . .
 EXPOSE 3000
 CMD ["npm", "run", "server"]

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { ToolServices } from '../providers/sdk.js';
 import type { TokenSigner } from '../server/signed-tokens.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
@@ -14,4 +15,6 @@ export interface ActivityDeps {
   logger: Logger;
   /** Signs connect links (the workflow helpers' connect). */
   signer: TokenSigner;
+  /** What built-in tools use (notes storage, the browser); without it they answer that they are unavailable. */
+  toolServices?: ToolServices;
 }

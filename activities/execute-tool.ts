@@ -11,6 +11,7 @@ import { recordToolCall } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import { getTenant } from '../store/tenants.js';
 import { getUser } from '../store/users.js';
+import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
 import { CredentialError, CredentialStore, type LoadedCredential, secretsOf, toToolCredential } from './credentials.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -37,8 +38,10 @@ class DeadlineExceeded extends Error {}
  * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
  * audit row. Failures are returned as outcomes, never thrown.
  */
-export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config'>) {
-  const credentials = new CredentialStore(deps.pool, deps.keyring, deps.registry);
+export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices'>) {
+  const credentials = new CredentialStore(deps.pool, deps.keyring, deps.registry, (provider, outcome) =>
+    tokenRefreshes.inc({ provider, outcome }),
+  );
 
   async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<ToolOutcome> {
     const { call } = input;
@@ -133,6 +136,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
           signal,
           logger: deps.logger.child({ tool: input.call.tool }),
           caller: { tenantId: input.tenantId, userId: input.userId },
+          services: deps.toolServices,
         }),
       );
     const withDeadline = <T>(p: Promise<T>) =>
@@ -207,10 +211,11 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         durationMs,
         argNames: Object.keys(input.call.args ?? {}),
       });
-      deps.logger.info(
-        { tool: input.call.tool, outcome: outcome.ok ? 'ok' : outcome.error.code, durationMs: Math.round(durationMs) },
-        'tool call',
-      );
+      const label = outcome.ok ? 'ok' : outcome.error.code;
+      const provider = deps.registry.toolByQualifiedName(input.call.tool)?.provider.manifest.name ?? 'unknown';
+      toolCalls.inc({ provider, tool: provider === 'unknown' ? 'unknown' : input.call.tool, outcome: label });
+      toolCallDuration.observe({ provider, outcome: label }, durationMs / 1000);
+      deps.logger.info({ tool: input.call.tool, outcome: label, durationMs: Math.round(durationMs) }, 'tool call');
       return outcome;
     },
 

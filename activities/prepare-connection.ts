@@ -28,12 +28,14 @@ export interface PrepareDeps {
  * Checks that `integration` can be connected by this caller (the spec's error strings), creates
  * a PENDING attempt owned by the caller and signs its portal link. The caller then starts the
  * attempt's workflow: the HTTP handler as a top-level workflow, an agent's workflow as a child.
+ * `accountScope: 'tenant'` makes the resulting account the organisation's (the portal offers it
+ * to administrators only; checking the role is the caller's job).
  */
 export async function prepareConnection(
   deps: PrepareDeps,
   caller: Pick<Caller, 'tenantId' | 'userId'>,
   integration: string,
-  options: { ttlSec?: number } = {},
+  options: { ttlSec?: number; accountScope?: 'user' | 'tenant' } = {},
 ): Promise<PreparedConnection> {
   const provider = deps.registry.get(integration);
   if (!provider) throw new ToolError({ error: 'Integration not found' }, 404);
@@ -54,7 +56,7 @@ export async function prepareConnection(
     throw new ToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
   }
   const ttlSec = options.ttlSec ?? deps.config.CONNECTION_TTL_SEC;
-  const attempt = await createAttempt(deps.pool, { ...caller, integration, authMode: auth, ttlSec });
+  const attempt = await createAttempt(deps.pool, { ...caller, integration, authMode: auth, ttlSec, accountScope: options.accountScope });
   const token = await deps.signer.sign('connect-link', { a: attempt.id, u: caller.userId, t: caller.tenantId }, ttlSec);
   return {
     connectionId: attempt.id,

@@ -17,6 +17,9 @@ const DEMO_EMAIL = 'demo@example.com';
 
 const dataDir = resolve(process.env.SWITCHBOARD_DATA_DIR ?? '.data');
 ensureLocalSecrets(dataDir);
+// The local Temporal UI reads payloads through the codec endpoint without credentials; the HTTP
+// server binds to loopback, so only this machine can call it. Set CODEC_AUTH=operator to require them.
+process.env.CODEC_AUTH ||= 'none';
 const config = configFromEnv();
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
@@ -47,6 +50,7 @@ async function startTemporal(): Promise<string> {
       uiPort: config.TEMPORAL_UI_PORT,
       dbFilename,
       namespace: config.TEMPORAL_NAMESPACE,
+      codecEndpoint: `${config.PUBLIC_BASE_URL}/codec`,
       log: (line) => say(`temporal: ${line}`),
     });
     stops.push(() => server.stop());
@@ -79,7 +83,7 @@ async function ensureDemo(services: Awaited<ReturnType<typeof openServices>>) {
   }
   const user =
     (await findUserByEmail(services.pool, DEMO_EMAIL)) ??
-    (await createUser(services.pool, { tenantId: DEMO_TENANT, email: DEMO_EMAIL, roles: ['member', 'admin'] }));
+    (await createUser(services.pool, { tenantId: DEMO_TENANT, email: DEMO_EMAIL, roles: ['member', 'admin', 'operator'] }));
   if (!existsSync(keyFile)) {
     const { key } = await createApiKey(services.pool, { tenantId: DEMO_TENANT, userId: user.id, label: 'demo' });
     writeFileSync(keyFile, key, { mode: 0o600 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAllowedHosts } from './network-policy.js';
 
 /**
  * Every environment variable Switchboard reads, in one schema. Values arrive as strings; the
@@ -82,6 +83,32 @@ export const baseEnvSchema = z.object({
   CONNECTIONS_TOOL_TIMEOUT_MS: positiveInt.default(30000),
   CONNECTIONS_TOOL_RESULT_MAX_BYTES: positiveInt.default(32768),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
+
+  /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */
+  BROWSER_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseAllowedHosts(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  BROWSER_PAGE_TIMEOUT_MS: positiveInt.default(15000),
+  BROWSER_MAX_PAGE_BYTES: positiveInt.default(5 * 1024 * 1024),
+
+  /** Browser origins of Temporal UI allowed to call the codec endpoint (CORS). */
+  TEMPORAL_UI_ORIGINS: optionalString,
+  /** `operator`: the codec endpoint needs an operator's API key or portal session; `none`: open (local dev). */
+  CODEC_AUTH: z.enum(['operator', 'none']).default('operator'),
+  /** A worker run on its own (`npm run worker`) serves /metrics on this port when set. */
+  WORKER_METRICS_PORT: port.optional(),
+
+  CHROMIUM_PATH: optionalString,
+  COOKIE_CAPTURE_TIMEOUT_SEC: positiveInt.default(600),
+  COOKIE_CHECK_TTL_SEC: z.coerce.number().int().min(0).default(60),
 });
 
 export type BaseEnv = z.infer<typeof baseEnvSchema>;

@@ -13,4 +13,5 @@ export const ID_PREFIX = {
   user: 'usr_',
   apiKey: 'key_',
   account: 'acc_',
+  jot: 'jot_',
 } as const;

@@ -1,12 +1,20 @@
 import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.js';
+import { loadConfig } from '../core/config.js';
+import { Keyring } from '../store/keyring.js';
+import { KeyringPayloadCodec } from './payload-codec.js';
 
 /** The file the worker bundles: every Switchboard workflow, and nothing with I/O. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Loaded by path in the worker, the client and the workflow sandbox alike. */
+export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
 
 export interface SwitchboardPluginOptions {
+  /** Encrypts every payload (and failure message) with this keyring. Client and worker need the same keys. */
+  keyring?: Keyring;
   /** Worker side: what the activities need. Omit for a client-only plugin. */
   activityDeps?: ActivityDeps;
   /** A prebuilt bundle (`bundleWorkflowCode`), reused across workers to skip re-bundling. */
@@ -19,9 +27,29 @@ export interface SwitchboardPluginOptions {
  * and reach its workflows from yours as child workflows (see `switchboard/workflow`).
  */
 export class SwitchboardPlugin extends SimplePlugin {
+  /**
+   * The plugin for a worker or client of your own that talks to Switchboard's workflows and
+   * activities (e.g. an agent workflow using `switchboard/workflow`): it needs Switchboard's
+   * payload codec, built here from ENCRYPTION_KEYS / ENCRYPTION_ACTIVE_KEY_ID.
+   */
+  static fromEnv(env: Record<string, string | undefined> = process.env): SwitchboardPlugin {
+    const config = loadConfig({ ENCRYPTION_KEYS: env.ENCRYPTION_KEYS, ENCRYPTION_ACTIVE_KEY_ID: env.ENCRYPTION_ACTIVE_KEY_ID });
+    if (!config.ENCRYPTION_KEYS) throw new Error("ENCRYPTION_KEYS is not set: Switchboard's payloads cannot be read without it");
+    return new SwitchboardPlugin({ keyring: new Keyring(config.ENCRYPTION_KEYS, config.ENCRYPTION_ACTIVE_KEY_ID) });
+  }
+
   constructor(options: SwitchboardPluginOptions = {}) {
+    const codec = options.keyring && new KeyringPayloadCodec(options.keyring);
     super({
       name: 'switchboard',
+      ...(codec && {
+        // Appends to the user's codecs instead of replacing them.
+        dataConverter: (existing?: DataConverter): DataConverter => ({
+          ...existing,
+          payloadCodecs: [...(existing?.payloadCodecs ?? []), codec],
+          failureConverterPath: FAILURE_CONVERTER_PATH,
+        }),
+      }),
       ...(options.activityDeps && {
         activities: createActivities(options.activityDeps),
         ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),

@@ -95,6 +95,18 @@ export class ProviderRegistry {
     return this.env[name]?.urls.LOGIN_URL ?? this.byName.get(name)?.manifest.cookie?.loginUrl;
   }
 
+  /**
+   * The host whose cookies a capture keeps: the manifest's cookie domain, or the host of an
+   * overridden `<PREFIX>_LOGIN_URL` outside that domain (a test or staging login site).
+   */
+  cookieDomain(name: string): string | undefined {
+    const domain = this.byName.get(name)?.manifest.cookie?.domain;
+    const override = this.env[name]?.urls.LOGIN_URL;
+    if (!override) return domain;
+    const host = new URL(override).hostname;
+    return domain && (host === domain || host.endsWith(`.${domain}`)) ? domain : host;
+  }
+
   oauth2(name: string): ResolvedOAuth2 | undefined {
     const provider = this.byName.get(name);
     const oauth = provider?.manifest.oauth2;

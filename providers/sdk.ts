@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { ProviderEnvSpec } from '../core/config.js';
+import type { BrowserEngine } from './browser/engine.js';
+import type { JotsStore } from './jots/store.js';
 
 /**
  * The provider SDK. A provider is a manifest plus tools. A tool never sees the server or the
@@ -67,6 +69,14 @@ export interface ToolContext {
   signal: AbortSignal;
   logger: ToolLogger;
   caller: { tenantId: string; userId: string };
+  /** What built-in providers need from the host process; the worker fills it, tests may stub it. */
+  services?: ToolServices;
+}
+
+/** Services the worker lends built-in tools (their I/O lives outside providers/). */
+export interface ToolServices {
+  jots?: JotsStore;
+  browser?: BrowserEngine;
 }
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
@@ -94,6 +104,14 @@ export interface Provider {
   identify?: (ctx: ToolContext) => Promise<AccountIdentity>;
   /** Puts the credential on a request; the default sends OAuth tokens as a Bearer header. */
   authorize?: (credential: Credential, headers: Headers) => void;
+  /**
+   * Cookie integrations: a cheap request that says whether the captured session still works
+   * (true: signed in; false: the service no longer knows the session). Throw when it cannot tell
+   * (network, 5xx): that is not taken as signed out. Switchboard calls it at Capture (false stores
+   * nothing) and for `list_integrations`, cached briefly per account (`COOKIE_CHECK_TTL_SEC`); a
+   * false there marks the account `needs_reauth`.
+   */
+  checkSession?: (ctx: ToolContext) => Promise<boolean>;
 }
 
 export const defineTool = <S extends z.ZodType>(tool: ToolDefinition<S>): ToolDefinition => tool as unknown as ToolDefinition;
@@ -101,7 +119,7 @@ export const defineTool = <S extends z.ZodType>(tool: ToolDefinition<S>): ToolDe
 export function defineProvider(
   manifest: ProviderManifest,
   tools: ToolDefinition[] = [],
-  hooks: Pick<Provider, 'identify' | 'authorize'> = {},
+  hooks: Pick<Provider, 'identify' | 'authorize' | 'checkSession'> = {},
 ): Provider {
   const names = new Set<string>();
   for (const tool of tools) {

@@ -1,4 +1,4 @@
-import type { Credential, Provider, ToolContext, ToolLogger } from './sdk.js';
+import type { Credential, Provider, ToolContext, ToolLogger, ToolServices } from './sdk.js';
 
 /** The default way a credential rides on a request. */
 export function applyCredential(provider: Provider, credential: Credential, headers: Headers): void {
@@ -23,6 +23,7 @@ export function createToolContext(input: {
   signal: AbortSignal;
   logger: ToolLogger;
   caller: { tenantId: string; userId: string };
+  services?: ToolServices;
 }): ToolContext {
   const { provider, credential, apiBaseUrl, signal } = input;
   return {
@@ -31,6 +32,7 @@ export function createToolContext(input: {
     signal,
     logger: input.logger,
     caller: input.caller,
+    services: input.services,
     fetch(path, init = {}) {
       const url = /^https?:\/\//.test(path) ? path : `${apiBaseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
       const headers = new Headers(init.headers);

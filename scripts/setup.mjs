@@ -30,8 +30,10 @@ export function ensureNodeModules() {
   const marker = join(ROOT, 'node_modules', '.package-lock.json');
   const lock = join(ROOT, 'package-lock.json');
   if (existsSync(marker) && (!existsSync(lock) || statSync(marker).mtimeMs >= statSync(lock).mtimeMs)) return;
-  say('installing Node dependencies (npm ci)…');
-  const status = run('npm', existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
+  // `npm install`, not `npm ci`: the lockfile records an optional Windows-only package of vite
+  // that the registry here does not serve, which `npm ci` refuses; install follows the lock.
+  say('installing Node dependencies (npm install, following package-lock.json)…');
+  const status = run('npm', ['install', '--no-audit', '--no-fund']);
   if (status !== 0) throw new Error('npm could not install the dependencies (see above)');
 }
 

@@ -2,7 +2,9 @@ import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { ToolError } from '../core/errors.js';
+import { registry } from '../telemetry/metrics.js';
 import { perKeyRateLimit, requireApiKey } from './auth.js';
+import { codecRouter } from './codec-endpoint.js';
 import type { ServiceContext } from './context.js';
 import { readiness } from './health.js';
 import { mcpRouter } from './mcp.js';
@@ -11,8 +13,10 @@ import { runMetaTool } from './meta/meta-tool.js';
 import { handleOAuthCallback } from './oauth/callback.js';
 import { handleConnectLink } from './oauth/connect-link.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { cookieCaptureRouter } from './portal/cookie-capture/router.js';
 import { messagePage } from './portal/html.js';
 import { portalRouter } from './portal/routes.js';
+import { requestLog } from './request-log.js';
 
 export function createApp(ctx: ServiceContext): express.Express {
   const app = express();
@@ -31,8 +35,12 @@ export function createApp(ctx: ServiceContext): express.Express {
       },
     }),
   );
+  app.use(requestLog(ctx));
   app.use(cookieParser());
 
+  app.get('/metrics', async (_req, res) => {
+    res.set('content-type', registry.contentType).send(await registry.metrics());
+  });
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
   app.get('/readyz', (req: Request, res: Response) => readiness(ctx, req, res));
   app.get('/openapi.json', (_req, res) => res.json(buildOpenApiDocument(ctx.config)));
@@ -65,11 +73,13 @@ export function createApp(ctx: ServiceContext): express.Express {
   });
   app.use('/v1', api);
 
+  app.use(codecRouter(ctx));
   app.use(mcpRouter(ctx, [requireApiKey(ctx), limiter]));
 
   app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
   app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
   app.use(portalRouter(ctx));
+  app.use(cookieCaptureRouter(ctx));
 
   app.use((req: Request, res: Response) => {
     if (req.accepts(['json', 'html']) === 'html' && req.method === 'GET') {

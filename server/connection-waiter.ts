@@ -5,6 +5,7 @@ import { ToolError } from '../core/errors.js';
 import { connectionWorkflowId } from '../core/ids.js';
 import { finishAttempt, getAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
+import { pendingConnectionWaits } from '../telemetry/metrics.js';
 import { connectionResolvedSignal, waitForConnectionUpdate } from '../workflows/connection.js';
 
 /** How long past a wait's own deadline the client keeps listening before it decides itself. */
@@ -29,6 +30,15 @@ export class ConnectionWaiter {
   ) {}
 
   async wait(attemptId: string, timeoutSec: number): Promise<WaitStatus> {
+    pendingConnectionWaits.inc();
+    try {
+      return await this.waitShared(attemptId, timeoutSec);
+    } finally {
+      pendingConnectionWaits.dec();
+    }
+  }
+
+  private async waitShared(attemptId: string, timeoutSec: number): Promise<WaitStatus> {
     const deadline = Date.now() + timeoutSec * 1000;
     const shared = this.inflight.get(attemptId);
     if (shared && shared.deadline <= deadline + SAME_DEADLINE_MS) {

@@ -230,3 +230,56 @@ export async function saveConnectedAccount(
   }
   return insertLocked(db, keyring, input);
 }
+
+/** Renames an account; undefined when there is no such account in the tenant. */
+export async function renameAccount(db: Queryable, tenantId: string, id: string, label: string): Promise<Account | undefined> {
+  const { rows } = await db.query<Account>(
+    `UPDATE accounts SET label = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    [tenantId, id, label],
+  );
+  return rows[0];
+}
+
+/**
+ * Makes an account its owner's default for its integration (for an organisation account: the
+ * organisation's default), the previous default stepping down in the same transaction.
+ */
+export function setDefaultAccount(db: Queryable, tenantId: string, id: string): Promise<Account | undefined> {
+  return inTransaction(db, async (tx) => {
+    const account = await getAccount(tx, tenantId, id);
+    if (!account) return undefined;
+    await lockOwnerIntegration(tx, account);
+    await tx.query(
+      `UPDATE accounts SET is_default = false, updated_at = now()
+        WHERE tenant_id = $1 AND owner_user_id IS NOT DISTINCT FROM $2 AND integration = $3 AND is_default AND id <> $4`,
+      [tenantId, account.ownerUserId, account.integration, id],
+    );
+    const { rows } = await tx.query<Account>(
+      `UPDATE accounts SET is_default = true, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [tenantId, id],
+    );
+    return rows[0];
+  });
+}
+
+/**
+ * Puts a new credential on an existing account (an organisation account created without one, or
+ * one whose key stopped working) and records which service account it belongs to; the account
+ * becomes active again and keeps its label.
+ */
+export function attachCredential(
+  db: Queryable,
+  keyring: Keyring,
+  account: { tenantId: string; id: string },
+  input: { credential: StoredCredential; externalId?: string | null },
+): Promise<Account | undefined> {
+  return inTransaction(db, async (tx) => {
+    if (!(await replaceCredential(tx, keyring, account, input.credential, {}))) return undefined;
+    await tx.query('UPDATE accounts SET external_id = coalesce($3, external_id) WHERE tenant_id = $1 AND id = $2', [
+      account.tenantId,
+      account.id,
+      input.externalId ?? null,
+    ]);
+    return getAccount(tx, account.tenantId, account.id);
+  });
+}

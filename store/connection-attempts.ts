@@ -10,6 +10,8 @@ export interface ConnectionAttempt {
   userId: string;
   integration: string;
   authMode: string;
+  /** `tenant`: an administrator connects an organisation account; `user`: the user's own. */
+  accountScope: 'user' | 'tenant';
   status: AttemptStatus;
   accountId: string | null;
   error: string | null;
@@ -17,19 +19,19 @@ export interface ConnectionAttempt {
 }
 
 const COLUMNS = `id, tenant_id AS "tenantId", user_id AS "userId", integration, auth_mode AS "authMode",
-  status, account_id AS "accountId", error, expires_at AS "expiresAt"`;
+  account_scope AS "accountScope", status, account_id AS "accountId", error, expires_at AS "expiresAt"`;
 
 export const hashState = (state: string): Buffer => createHash('sha256').update(state).digest();
 const pkceAad = (attemptId: string) => `attempt:${attemptId}:pkce`;
 
 export async function createAttempt(
   db: Queryable,
-  input: { tenantId: string; userId: string; integration: string; authMode: string; ttlSec: number },
+  input: { tenantId: string; userId: string; integration: string; authMode: string; ttlSec: number; accountScope?: 'user' | 'tenant' },
 ): Promise<ConnectionAttempt> {
   const { rows } = await db.query(
-    `INSERT INTO connection_attempts (id, tenant_id, user_id, integration, auth_mode, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6)) RETURNING ${COLUMNS}`,
-    [newAttemptId(), input.tenantId, input.userId, input.integration, input.authMode, input.ttlSec],
+    `INSERT INTO connection_attempts (id, tenant_id, user_id, integration, auth_mode, expires_at, account_scope)
+     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7) RETURNING ${COLUMNS}`,
+    [newAttemptId(), input.tenantId, input.userId, input.integration, input.authMode, input.ttlSec, input.accountScope ?? 'user'],
   );
   return rows[0];
 }

@@ -37,13 +37,8 @@ export class Keyring {
   }
 
   encrypt(plaintext: string, aad: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keyFor(this.activeKeyId), iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(aad, 'utf8'));
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return ['v1', this.activeKeyId, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join(
-      '.',
-    );
+    const { keyId, iv, body, tag } = this.seal(Buffer.from(plaintext, 'utf8'), aad);
+    return ['v1', keyId, iv.toString('base64url'), body.toString('base64url'), tag.toString('base64url')].join('.');
   }
 
   decrypt(sealed: string, aad: string): string {
@@ -52,14 +47,45 @@ export class Keyring {
       throw new KeyringError('bad_ciphertext', 'not a sealed value');
     }
     const [, keyId, iv, body, tag] = parts;
-    const tagBytes = Buffer.from(tag, 'base64url');
-    if (tagBytes.length !== TAG_BYTES) throw new KeyringError('bad_ciphertext', 'truncated authentication tag');
+    return this.open(keyId, Buffer.from(iv, 'base64url'), Buffer.from(body, 'base64url'), Buffer.from(tag, 'base64url'), aad).toString(
+      'utf8',
+    );
+  }
+
+  /** Binary form for large values (Temporal payloads): `iv | ciphertext | tag`, key id beside it. */
+  encryptBytes(plaintext: Uint8Array, aad: string): { keyId: string; data: Buffer } {
+    const { keyId, iv, body, tag } = this.seal(plaintext, aad);
+    return { keyId, data: Buffer.concat([iv, body, tag]) };
+  }
+
+  decryptBytes(keyId: string, data: Uint8Array, aad: string): Buffer {
+    const bytes = Buffer.from(data);
+    if (bytes.length < IV_BYTES + TAG_BYTES) throw new KeyringError('bad_ciphertext', 'not a sealed value');
+    return this.open(
+      keyId,
+      bytes.subarray(0, IV_BYTES),
+      bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES),
+      bytes.subarray(bytes.length - TAG_BYTES),
+      aad,
+    );
+  }
+
+  private seal(plaintext: Uint8Array, aad: string) {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.keyFor(this.activeKeyId), iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(aad, 'utf8'));
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return { keyId: this.activeKeyId, iv, body, tag: cipher.getAuthTag() };
+  }
+
+  private open(keyId: string, iv: Buffer, body: Buffer, tag: Buffer, aad: string): Buffer {
+    if (tag.length !== TAG_BYTES) throw new KeyringError('bad_ciphertext', 'truncated authentication tag');
     // authTagLength pins the tag size: without it Node 20 accepts a shortened tag.
-    const decipher = createDecipheriv('aes-256-gcm', this.keyFor(keyId), Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', this.keyFor(keyId), iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(aad, 'utf8'));
-    decipher.setAuthTag(tagBytes);
+    decipher.setAuthTag(tag);
     try {
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(body), decipher.final()]);
     } catch {
       throw new KeyringError('bad_ciphertext', 'the sealed value failed authentication (tampered, or bound to another row)');
     }

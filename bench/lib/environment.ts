@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../bin/support/temporal-dev-server.js';
-import { WORKFLOWS_PATH } from '../../plugin/index.js';
+import { FAILURE_CONVERTER_PATH, WORKFLOWS_PATH } from '../../plugin/index.js';
 import { ensureDatabase } from '../../store/database.js';
 import { freePort } from '../../test/support/ports.js';
 import type { Infra } from '../../test/support/stack.js';
@@ -90,6 +90,7 @@ export async function startBenchEnvironment(options: { log?: (line: string) => v
     onExit.push(removeDir);
     const bundle = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
     });
     const workflowBundlePath = join(dir, 'workflow-bundle.js');

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import { type BuiltinServices, createBuiltinServices } from '../../activities/builtins/index.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { SA } from '../../core/search-attributes.js';
 import { SwitchboardPlugin } from '../../plugin/index.js';
@@ -14,14 +15,19 @@ import { createLogger } from '../../server/logger.js';
 import { TokenSigner } from '../../server/signed-tokens.js';
 import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
+import { trackWorker } from '../../telemetry/metrics.js';
+
+/** Reads and validates the environment; throws a ConfigError naming every bad variable. */
+export const readConfig = (env: Record<string, string | undefined>): Config =>
+  loadConfig(
+    env,
+    builtinProviders.map((p) => providerEnvSpec(p.manifest)),
+  );
 
 /** Reads and validates the environment; prints every bad variable and exits on error. */
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   try {
-    return loadConfig(
-      env,
-      builtinProviders.map((p) => providerEnvSpec(p.manifest)),
-    );
+    return readConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\nSee README.md, section "Configuration".\n`);
@@ -73,6 +79,8 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
 
 export interface Services extends ServiceContext {
   connection: Connection;
+  /** Built-in tools' notes store and browser (chromium starts on first use, stops in close). */
+  toolServices: BuiltinServices;
   close(): Promise<void>;
 }
 
@@ -81,8 +89,9 @@ export async function openServices(config: Config, logger = createLogger({ level
   const pool = await prepareDatabase(config, logger);
   const connection = await Connection.connect({ address: temporalAddress(config) });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin()] });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin({ keyring })] });
   const registry = ProviderRegistry.fromConfig(builtinProviders, config);
+  const toolServices = createBuiltinServices({ pool, config, logger });
   return {
     config,
     pool,
@@ -93,7 +102,9 @@ export async function openServices(config: Config, logger = createLogger({ level
     signer,
     connection,
     waiter: new ConnectionWaiter(temporal, pool, logger),
+    toolServices,
     async close() {
+      await toolServices.close();
       await connection.close();
       await pool.end();
     },
@@ -108,8 +119,9 @@ export async function createWorker(services: Services, options: { workflowBundle
     connection,
     namespace: services.config.TEMPORAL_NAMESPACE,
     taskQueue: services.config.TEMPORAL_TASK_QUEUE,
-    plugins: [new SwitchboardPlugin({ activityDeps: services, workflowBundle: options.workflowBundle })],
+    plugins: [new SwitchboardPlugin({ activityDeps: services, keyring: services.keyring, workflowBundle: options.workflowBundle })],
   });
+  trackWorker(worker);
   return worker;
 }
 

@@ -27,7 +27,13 @@ const agentQueue = `agent-example-${Date.now()}`;
 async function spawnAgentWorker(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/agent-workflow/worker.ts'], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS, AGENT_TASK_QUEUE: agentQueue, NOTIFY_WEBHOOK_URL: webhookUrl },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS,
+      ENCRYPTION_KEYS: stack.env.ENCRYPTION_KEYS,
+      AGENT_TASK_QUEUE: agentQueue,
+      NOTIFY_WEBHOOK_URL: webhookUrl,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,5 +1,6 @@
 // Starts the example workflow for a user and prints its result when it ends.
 import { Client, Connection } from '@temporalio/client';
+import { SwitchboardPlugin } from '../../plugin/index.js';
 import { repoDigest } from './workflows.js';
 
 const [tenantId, userId] = process.argv.slice(2);
@@ -7,7 +8,10 @@ if (!tenantId || !userId) {
   console.error('usage: node --import tsx examples/agent-workflow/start.ts <tenantId> <userId>');
   process.exit(2);
 }
-const client = new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }) });
+const client = new Client({
+  connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }),
+  plugins: [SwitchboardPlugin.fromEnv()],
+});
 const handle = await client.workflow.start(repoDigest, {
   workflowId: `repo-digest-${userId}-${Date.now()}`,
   taskQueue: process.env.AGENT_TASK_QUEUE ?? 'agent-example',

@@ -14,7 +14,9 @@ export type CompletedAccount = Pick<NewAccount, 'label' | 'externalId' | 'grante
  * callback, API-key form, cookie capture). Under the attempt's row lock it stores the sealed
  * credential and promotes the attempt, but only a PENDING one: an EXPIRED attempt stays EXPIRED
  * and nothing is stored (answers undefined). Then it signals the workflow with ids only; if the
- * signal is lost, the database already says CONNECTED and waiters read it there.
+ * signal is lost, the database already says CONNECTED and waiters read it there. An attempt an
+ * administrator started for the organisation (`accountScope: 'tenant'`) stores an organisation
+ * account, shared with nobody until the administrator chooses roles.
  */
 export async function completeConnection(
   ctx: ServiceContext,
@@ -26,7 +28,7 @@ export async function completeConnection(
     const stored = await saveConnectedAccount(db, ctx.keyring, {
       ...account,
       tenantId: attempt.tenantId,
-      ownerUserId: attempt.userId,
+      ownerUserId: attempt.accountScope === 'tenant' ? null : attempt.userId,
       integration: attempt.integration,
     });
     await finishAttempt(db, attempt.id, { status: 'CONNECTED', accountId: stored.id });

@@ -28,7 +28,7 @@ export async function startConnection(
   ctx: ServiceContext,
   caller: Caller,
   integration: string,
-  options: { ttlSec?: number } = {},
+  options: { ttlSec?: number; accountScope?: 'user' | 'tenant' } = {},
 ): Promise<ConnectResult> {
   const prepared = await prepareConnection(ctx, caller, integration, options);
   try {

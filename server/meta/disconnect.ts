@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/errors.js';
-import { revokeToken } from '../../providers/oauth-client.js';
-import { deleteAccount, listUsableAccounts, readCredential } from '../../store/accounts.js';
+import { listUsableAccounts } from '../../store/accounts.js';
+import { disconnectAccount } from '../connections/disconnect-account.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const disconnect = defineMetaTool({
@@ -23,20 +23,7 @@ export const disconnect = defineMetaTool({
       ? own.find((a) => a.id === args.account || a.label === args.account)
       : (own.find((a) => a.isDefault) ?? own[0]);
     if (!target) throw new ToolError({ error: `No connected account matches ${args.account ?? args.integration}` }, 404);
-
-    let revoked = false;
-    const endpoints = ctx.registry.oauth2(target.integration);
-    if (endpoints?.revokeUrl) {
-      const credential = await readCredential(ctx.pool, ctx.keyring, caller.tenantId, target.id);
-      const token = credential?.refreshToken ?? credential?.accessToken;
-      if (token) {
-        revoked = await revokeToken(endpoints, token).catch((err: Error) => {
-          ctx.logger.warn({ integration: target.integration, err: err.message }, 'revocation failed; deleting anyway');
-          return false;
-        });
-      }
-    }
-    await deleteAccount(ctx.pool, caller.tenantId, target.id);
+    const { revoked } = await disconnectAccount(ctx, target);
     return { disconnected: true, integration: target.integration, account: target.id, revoked };
   },
 });

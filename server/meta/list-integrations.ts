@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listUsableAccounts } from '../../store/accounts.js';
+import { withCookieSessionStatus } from '../connections/cookie-sessions.js';
 import { enabledProviders } from './caller-tenant.js';
 import { defineMetaTool } from './meta-tool.js';
 
@@ -11,7 +12,7 @@ export const listIntegrations = defineMetaTool({
   input: z.object({}).strict(),
   async handler(ctx, caller) {
     const providers = await enabledProviders(ctx, caller);
-    const accounts = await listUsableAccounts(ctx.pool, caller);
+    const accounts = await withCookieSessionStatus(ctx, await listUsableAccounts(ctx.pool, caller));
     // Connected, computed live: built-ins always; otherwise a usable account with a working credential.
     const connected = new Set(accounts.filter((a) => a.status === 'active' && a.hasCredential).map((a) => a.integration));
     return {

@@ -3,6 +3,7 @@ import { oauthCallbackUrl } from '../../core/urls.js';
 import { buildConsentUrl } from '../../providers/oauth-client.js';
 import { getAttempt, recordAuthorizationRequest } from '../../store/connection-attempts.js';
 import type { ServiceContext } from '../context.js';
+import { startCookieCapture } from '../portal/cookie-capture/router.js';
 import { messagePage } from '../portal/html.js';
 import { readPortalUser } from '../portal/session.js';
 
@@ -58,6 +59,7 @@ export async function handleConnectLink(ctx: ServiceContext, req: Request, res: 
       );
     return;
   }
+  if (attempt.authMode === 'cookie') return startCookieCapture(ctx, res, attempt);
   const endpoints = ctx.registry.oauth2(attempt.integration);
   if (attempt.authMode !== 'oauth2' || !endpoints) {
     res.status(400).send(messagePage('Cannot connect here', `${attempt.integration} is not connected through this link.`, 'bad'));

@@ -11,7 +11,9 @@ import { SESSION_COOKIE } from './session.js';
  */
 
 function tokenFor(ctx: ServiceContext, session: string): string {
-  return createHmac('sha256', `${ctx.config.PORTAL_SIGNING_SECRET ?? ''}:csrf`).update(session).digest('base64url');
+  return createHmac('sha256', `${ctx.config.PORTAL_SIGNING_SECRET ?? ''}:csrf`)
+    .update(session)
+    .digest('base64url');
 }
 
 /** The token to put in a form (`<input type="hidden" name="_csrf">`) or an `x-csrf-token` header. */
@@ -28,7 +30,9 @@ export function requireCsrf(ctx: ServiceContext) {
     const expected = typeof session === 'string' ? tokenFor(ctx, session) : '';
     const ok = expected.length > 0 && sent.length === expected.length && timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
     if (!ok) {
-      res.status(403).send(messagePage('Request refused', 'This form expired or did not come from the portal. Reload the page and try again.', 'bad'));
+      res
+        .status(403)
+        .send(messagePage('Request refused', 'This form expired or did not come from the portal. Reload the page and try again.', 'bad'));
       return;
     }
     next();

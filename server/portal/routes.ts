@@ -4,7 +4,10 @@ import { safeNext } from '../../core/urls.js';
 import { consumeLoginToken } from '../../store/login-tokens.js';
 import { findUserByEmail, getUser } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
+import { accountsRouter } from './accounts-pages.js';
+import { apiKeyRouter } from './apikey-form.js';
 import { html, messagePage, page } from './html.js';
+import { integrationsRouter } from './integrations-pages.js';
 import { endPortalSession, readPortalUser, startPortalSession } from './session.js';
 
 const LOGIN_COOKIE = 'sb_login';
@@ -38,6 +41,8 @@ export function portalRouter(ctx: ServiceContext): Router {
       page(
         'Portal',
         html`<h1>Switchboard</h1><p>Signed in as <strong data-testid="signed-in-as">${user?.email ?? human.userId}</strong>.</p>
+<ul><li><a href="/portal/integrations">Integrations</a>: connect services, add API keys</li>
+<li><a href="/portal/accounts">Accounts</a>: rename, choose defaults, disconnect${user?.roles.includes('admin') ? ', share organisation accounts' : ''}</li></ul>
 <form method="post" action="/portal/logout"><button type="submit">Sign out</button></form>`,
       ),
     );
@@ -136,6 +141,8 @@ export function portalRouter(ctx: ServiceContext): Router {
     endPortalSession(res);
     res.redirect(303, '/portal/login');
   });
+
+  router.use(integrationsRouter(ctx), apiKeyRouter(ctx), accountsRouter(ctx));
 
   return router;
 }

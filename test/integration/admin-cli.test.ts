@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { runAdmin } from '../../bin/admin/main.js';
 import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../../core/policy.js';
 import { findTenantAccount, listTenantAccounts } from '../../store/accounts.js';
 import { listApiKeys } from '../../store/api-keys.js';
@@ -17,10 +18,10 @@ interface Run {
   stderr: string;
 }
 
-/** The admin CLI as an operator runs it: its own process on this file's schema. */
+/** The admin CLI on this file's schema: in-process through runAdmin, plus two real processes for the entry point. */
 describe('admin CLI', () => {
   const schema = `adm_${randomBytes(5).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = {
+  const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
@@ -31,7 +32,15 @@ describe('admin CLI', () => {
   };
   const pool = createPool({ url: inject('testDatabaseUrl'), schema, poolMax: 2 });
 
-  const admin = (...args: string[]) =>
+  /** One run in this process, with its output collected. */
+  async function inProcess(args: string[], runEnv = env): Promise<Run> {
+    const [stdout, stderr]: string[][] = [[], []];
+    const code = await runAdmin(args, { stdout: (s) => stdout.push(s), stderr: (s) => stderr.push(s), env: runEnv });
+    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  }
+  const admin = (...args: string[]) => inProcess(args);
+  /** The admin CLI as an operator runs it: its own process. */
+  const spawned = (...args: string[]) =>
     new Promise<Run>((resolve) => {
       execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { cwd: ROOT, env }, (err, stdout, stderr) => {
         resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
@@ -43,12 +52,6 @@ describe('admin CLI', () => {
     expect(run, `admin ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
     return run.stdout;
   };
-  /** A few at a time: each process costs about a second of CPU. */
-  async function each<T, R>(items: T[], fn: (item: T) => Promise<R>, width = 4): Promise<R[]> {
-    const results: R[] = [];
-    for (let i = 0; i < items.length; i += width) results.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
-    return results;
-  }
 
   let tenantId = '';
 
@@ -181,7 +184,7 @@ describe('admin CLI', () => {
       [['org-account', 'create', '--tenant', tenantId, '--integration', 'gitlab', '--label', 'x'], /unknown integration "gitlab"/],
       [['org-account', 'share', '--id', 'acc_nope', '--roles', 'eng'], /unknown organisation account acc_nope/],
     ];
-    const runs = await each(cases, ([args]) => admin(...args));
+    const runs = await Promise.all(cases.map(([args]) => admin(...args)));
     runs.forEach((run, i) => {
       const [args, message] = cases[i]!;
       expect({ args, ...run }).toMatchObject({ args, code: 2, stdout: '' });
@@ -191,7 +194,7 @@ describe('admin CLI', () => {
     // Anything else is exit code 1, still one line and no stack trace.
     const duplicate = await admin('create-user', '--tenant', tenantId, '--email', 'ADA@example.com');
     expect(duplicate).toMatchObject({ code: 1, stderr: 'admin: a user with email ADA@example.com already exists\n' });
-  }, 120_000);
+  });
 
   it('answers --help for every command and subcommand', async () => {
     const top = await admin('--help');
@@ -217,11 +220,25 @@ describe('admin CLI', () => {
       'org-account delete',
     ];
     for (const command of commands.filter((c) => c !== 'settings' && c !== 'org-account')) expect(top.stdout).toContain(`  ${command} `);
-    const runs = await each(commands, (command) => admin(...command.split(' '), '--help'));
+    const runs = await Promise.all(commands.map((command) => admin(...command.split(' '), '--help')));
     runs.forEach((run, i) => {
       expect({ command: commands[i], code: run.code, stderr: run.stderr }).toEqual({ command: commands[i], code: 0, stderr: '' });
       expect(run.stdout).toMatch(new RegExp(`^Usage: npm run admin -- ${commands[i]}\\b`));
     });
     expect(runs[commands.indexOf('settings set')]!.stdout).toContain('--exclude-tools');
-  }, 120_000);
+  });
+
+  it('answers a bad configuration with exit code 2 instead of exiting', async () => {
+    const run = await inProcess(['list-tenants'], { ...env, ENCRYPTION_KEYS: undefined, ENCRYPTION_ACTIVE_KEY_ID: 'k9' });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toMatch(/^Invalid configuration:\n {2}ENCRYPTION_KEYS: required when ENCRYPTION_ACTIVE_KEY_ID is set\n/);
+  });
+
+  it('runs as its own process: a command that succeeds, and a usage error', async () => {
+    const [created, unknown] = await Promise.all([spawned('create-tenant', '--name', 'Spawned'), spawned('frobnicate')]);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const tenant = JSON.parse(created.stdout);
+    expect(await getTenant(pool, tenant.id)).toMatchObject({ id: tenant.id, name: 'Spawned' });
+    expect(unknown).toEqual({ code: 2, stdout: '', stderr: 'admin: unknown command "frobnicate" (see --help)\n' });
+  });
 });

@@ -8,6 +8,7 @@ import { launchBrowser } from '../support/browser.js';
 import { consentAs as consent, signedInPage as signedInPageAs } from '../support/consent.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
+import { historyText } from '../support/history-text.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
 
@@ -88,6 +89,8 @@ describe('list_integrations', () => {
       { name: 'github', version: '1.0.0', connected: false },
       { name: 'atlassian-jira', version: '1.0.0', connected: false },
       { name: 'slack', version: '1.0.0', connected: false },
+      { name: 'linear', version: '1.0.0', connected: false },
+      { name: 'hackernews', version: '1.0.0', connected: false },
       { name: 'browser', version: '1.0.0', connected: true },
       { name: 'jots', version: '1.0.0', connected: true },
     ]);
@@ -307,7 +310,7 @@ describe('secrets', () => {
     const histories: string[] = [];
     for await (const wf of stack.services.temporal.workflow.list({ query: `TaskQueue = '${stack.env.TEMPORAL_TASK_QUEUE}'` })) {
       const history = await stack.services.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-      histories.push(JSON.stringify(history));
+      histories.push(historyText(history));
     }
     expect(histories.length).toBeGreaterThan(5);
     const haystacks = { histories: histories.join('\n'), logs: stack.logs.text() };

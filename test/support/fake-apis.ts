@@ -2,14 +2,16 @@ import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createFakeGithub, type FakeGithub, githubUnauthorized } from './fake-apis/github.js';
 import { createFakeJira, type FakeJira, jiraUnauthorized } from './fake-apis/jira.js';
+import { createFakeLinear, type FakeLinear } from './fake-apis/linear.js';
 import { createFakeSlack, type FakeSlack, slackUnauthorized } from './fake-apis/slack.js';
 import { freePort } from './ports.js';
 
 /**
  * Fake service APIs over real HTTP, speaking the real services' shapes: GitHub at `/github`,
- * Jira Cloud (Atlassian's API gateway) at `/jira`, the Slack Web API at `/slack`, each with
- * in-memory state (see fake-apis/). They accept only access tokens the test authorization server
- * issued (checked against it), and can be told to answer 401, 429, 500, slowly or hugely.
+ * Jira Cloud (Atlassian's API gateway) at `/jira`, the Slack Web API at `/slack`, Linear's GraphQL
+ * API at `/linear`, each with in-memory state (see fake-apis/). They accept only access tokens the
+ * test authorization server issued (checked against it) — Linear only the personal API keys a test
+ * granted it — and can be told to answer 401, 429, 500, slowly or hugely.
  */
 
 export interface FakeApis {
@@ -22,7 +24,7 @@ export interface FakeApis {
   /** Requests whose client hung up before the answer was sent (a deadline's abort reaching the wire). */
   abandoned: number;
   /** The services' in-memory state, to seed or inspect. */
-  state: { github: FakeGithub; jira: FakeJira; slack: FakeSlack };
+  state: { github: FakeGithub; jira: FakeJira; slack: FakeSlack; linear: FakeLinear };
   close(): Promise<void>;
 }
 
@@ -34,7 +36,12 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
   app.use(express.urlencoded({ extended: false }));
   const behave: FakeApis['behave'] = new Map();
   const requests: FakeApis['requests'] = [];
-  const state = { github: createFakeGithub(`${baseUrl}/github`), jira: createFakeJira(`${baseUrl}/jira`), slack: createFakeSlack() };
+  const state = {
+    github: createFakeGithub(`${baseUrl}/github`),
+    jira: createFakeJira(`${baseUrl}/jira`),
+    slack: createFakeSlack(),
+    linear: createFakeLinear(),
+  };
 
   let inFlight = 0;
   const fake = { maxInFlight: 0, abandoned: 0 };
@@ -58,6 +65,8 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
       if (override.delayMs) await new Promise((r) => setTimeout(r, override.delayMs));
       if (override.status) return res.status(override.status).json(override.body ?? { message: `status ${override.status}` });
     }
+    // Linear checks its own personal API keys.
+    if (req.path.startsWith('/linear/')) return next();
     if (!subject) {
       if (req.path.startsWith('/slack/')) return slackUnauthorized(res, Boolean(token));
       if (req.path.startsWith('/jira/')) return jiraUnauthorized(res);
@@ -70,6 +79,7 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
   app.use('/github', state.github.router);
   app.use('/jira', state.jira.router);
   app.use('/slack', state.slack.router);
+  app.use('/linear', state.linear.router);
 
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

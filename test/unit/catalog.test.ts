@@ -4,8 +4,11 @@ import { adfToText, textToAdf } from '../../providers/atlassian-jira/adf.js';
 import { atlassianJira } from '../../providers/atlassian-jira/index.js';
 import { github } from '../../providers/github/index.js';
 import { builtinProviders } from '../../providers/index.js';
+import { linearErrorStatus } from '../../providers/linear/api.js';
+import { linear } from '../../providers/linear/index.js';
 import { slackErrorStatus } from '../../providers/slack/api.js';
 import { slack } from '../../providers/slack/index.js';
+import { applyCredential } from '../../providers/tool-context.js';
 
 const catalog = [github, atlassianJira, slack];
 const rows = catalog.flatMap((p) =>
@@ -160,5 +163,108 @@ describe('Slack error mapping', () => {
     expect(slackErrorStatus('user_not_found')).toBe(404);
     expect(slackErrorStatus('missing_scope')).toBe(403);
     expect(slackErrorStatus('already_reacted')).toBe(400);
+  });
+});
+
+describe('Linear (API key)', () => {
+  it('declares the portal form and its tools', () => {
+    expect(linear.manifest).toMatchObject({ name: 'linear', toolPrefix: 'linear', auth: 'apikey', envPrefix: 'LINEAR' });
+    expect(linear.manifest.apiKeyFields).toEqual([{ name: 'apiKey', label: 'Personal API key', secret: true, placeholder: 'lin_api_…' }]);
+    expect(linear.tools.map((t) => t.name).sort()).toEqual(['create_issue', 'list_issues', 'list_teams', 'search_issues', 'update_issue']);
+    expect(linear.identify).toBeTypeOf('function');
+  });
+
+  it.each(linear.tools.map((t) => [t.name, t] as const))('%s: description, schema and access are well-formed', (_name, tool) => {
+    expect(tool.description.trim().length).toBeGreaterThanOrEqual(40);
+    expect(tool.access).toBe(/^(list|search)_/.test(tool.name) ? 'read' : 'write');
+    // An API key grants no OAuth scopes, so a tool may demand none.
+    expect(tool.scopes).toEqual([]);
+    const schema = z.toJSONSchema(tool.input) as { type?: string; properties?: Record<string, { description?: string }> };
+    expect(schema.type).toBe('object');
+    for (const [name, property] of Object.entries(schema.properties ?? {}))
+      expect(property.description, `${tool.name}.${name}`).toBeTruthy();
+  });
+
+  it('applies defaults and refuses an update that changes nothing', () => {
+    const tool = (name: string) => linear.tools.find((t) => t.name === name)!;
+    expect(tool('list_issues').input.parse({})).toMatchObject({ first: 25, orderBy: 'updatedAt', includeArchived: false });
+    expect(tool('list_teams').input.parse({})).toMatchObject({ first: 50 });
+    expect(tool('update_issue').input.safeParse({ id: 'ENG-1' }).success).toBe(false);
+    expect(tool('update_issue').input.safeParse({ id: 'ENG-1', assigneeId: null }).success).toBe(true);
+    expect(tool('create_issue').input.safeParse({ teamId: 't', title: 'x', priority: 5 }).success).toBe(false);
+  });
+
+  it('sends a personal API key bare in Authorization, not as Bearer', () => {
+    const headers = new Headers();
+    applyCredential(linear, { type: 'apikey', fields: { apiKey: 'lin_api_123' } }, headers);
+    expect(headers.get('authorization')).toBe('lin_api_123');
+  });
+
+  it('maps GraphQL errors to HTTP-like statuses: a refused key is 401', () => {
+    expect(linearErrorStatus([{ message: 'x', extensions: { code: 'AUTHENTICATION_ERROR', type: 'authentication error' } }])).toBe(401);
+    expect(linearErrorStatus([{ message: 'x', extensions: { type: 'ratelimited', code: 'RATELIMITED' } }])).toBe(429);
+    expect(linearErrorStatus([{ message: 'x', extensions: { type: 'forbidden', code: 'FORBIDDEN' } }])).toBe(403);
+    expect(linearErrorStatus([{ message: 'Entity not found: Issue', extensions: { type: 'invalid input', code: 'INPUT_ERROR' } }])).toBe(
+      400,
+    );
+  });
+});
+
+describe('Built-ins (jots, browser)', () => {
+  const jotsProvider = builtinProviders.find((p) => p.manifest.name === 'jots')!;
+  const browserProvider = builtinProviders.find((p) => p.manifest.name === 'browser')!;
+  const tool = (p: typeof jotsProvider, name: string) => p.tools.find((t) => t.name === name)!;
+
+  it('has the tools of the issue, with auth none', () => {
+    expect(jotsProvider.tools.map((t) => t.name).sort()).toEqual(
+      ['create_note', 'get_note', 'list_notes', 'search_notes', 'update_note', 'delete_note'].sort(),
+    );
+    expect(browserProvider.tools.map((t) => t.name).sort()).toEqual(['extract', 'open_page', 'screenshot']);
+    for (const p of [jotsProvider, browserProvider]) expect(p.manifest.auth).toBe('none');
+  });
+
+  it.each([...jotsProvider.tools, ...browserProvider.tools].map((t) => [t.name, t] as const))(
+    '%s: description, schema and access are well-formed',
+    (_name, t) => {
+      expect(t.description.trim().length).toBeGreaterThanOrEqual(40);
+      expect(t.scopes ?? []).toEqual([]);
+      const schema = z.toJSONSchema(t.input, { io: 'input' }) as { type?: string; properties?: Record<string, { description?: string }> };
+      expect(schema.type).toBe('object');
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        expect(property.description, `${t.name}.${name}`).toBeTruthy();
+    },
+  );
+
+  it('classifies access: deleting a note is destructive, writes write, the browser only reads', () => {
+    const access = Object.fromEntries([...jotsProvider.tools, ...browserProvider.tools].map((t) => [t.name, t.access]));
+    expect(access).toEqual({
+      create_note: 'write',
+      get_note: 'read',
+      list_notes: 'read',
+      search_notes: 'read',
+      update_note: 'write',
+      delete_note: 'destructive',
+      open_page: 'read',
+      screenshot: 'read',
+      extract: 'read',
+    });
+  });
+
+  it('applies defaults and limits', () => {
+    expect(tool(jotsProvider, 'list_notes').input.parse({})).toEqual({ limit: 20 });
+    expect(tool(jotsProvider, 'list_notes').input.safeParse({ limit: 101 }).success).toBe(false);
+    expect(tool(jotsProvider, 'create_note').input.safeParse({ title: 'x'.repeat(201), body: '' }).success).toBe(false);
+    expect(tool(jotsProvider, 'create_note').input.safeParse({ title: 'ok', body: 'x'.repeat(100_001) }).success).toBe(false);
+    expect(tool(jotsProvider, 'update_note').input.safeParse({ id: 'jot_1' }).success).toBe(false);
+    expect(tool(browserProvider, 'open_page').input.parse({ url: 'https://example.com/' })).toEqual({
+      url: 'https://example.com/',
+      maxChars: 20000,
+      maxLinks: 50,
+    });
+    expect(tool(browserProvider, 'screenshot').input.parse({ url: 'http://example.com/' })).toMatchObject({ fullPage: false });
+    expect(tool(browserProvider, 'extract').input.parse({ url: 'http://example.com/', selector: 'h1' })).toMatchObject({ limit: 20 });
+    for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'javascript:alert(1)', 'data:text/html,hi']) {
+      expect(tool(browserProvider, 'open_page').input.safeParse({ url }).success, url).toBe(false);
+    }
   });
 });

@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../core/config.js';
+import type { ToolServices } from '../../providers/sdk.js';
+import { createJotsStore } from '../../store/jots.js';
+import type { Queryable } from '../../store/queryable.js';
+import { ChromiumBrowserEngine } from './browser-engine.js';
+
+/** What the built-in providers get from the worker, and how to stop it. */
+export interface BuiltinServices extends ToolServices {
+  close(): Promise<void>;
+}
+
+/**
+ * Notes on the process's pool, and a browser launched on first use (one chromium per process,
+ * closed by `close`). Cheap to create: a process that never opens a page never starts chromium.
+ */
+export function createBuiltinServices(deps: { pool: Queryable; config: Config; logger: Logger }): BuiltinServices {
+  const { config } = deps;
+  const browser = new ChromiumBrowserEngine({
+    allowedHosts: config.BROWSER_ALLOWED_HOSTS,
+    pageTimeoutMs: config.BROWSER_PAGE_TIMEOUT_MS,
+    maxPageBytes: config.BROWSER_MAX_PAGE_BYTES,
+    maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+    chromiumPath: config.CHROMIUM_PATH,
+    logger: deps.logger.child({ component: 'browser' }),
+  });
+  return {
+    jots: createJotsStore(deps.pool),
+    browser,
+    close: () => browser.close(),
+  };
+}

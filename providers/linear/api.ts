@@ -1,0 +1,58 @@
+import { ProviderHttpError, readJson } from '../http.js';
+import type { ToolContext } from '../sdk.js';
+
+/**
+ * Linear's GraphQL API (https://linear.app/developers/graphql): every call is a POST to
+ * `/graphql` with `{query, variables}`. Linear refuses a bad key with HTTP 401 and an
+ * `AUTHENTICATION_ERROR`; other failures may arrive as HTTP 200 with an `errors` array. Both
+ * become ProviderHttpErrors, a refused key always as 401, so callers treat them like any other
+ * provider's errors.
+ */
+
+interface GraphqlError {
+  message?: string;
+  extensions?: { code?: string; type?: string; statusCode?: number; userPresentableMessage?: string };
+}
+
+const AUTH_CODES = new Set(['AUTHENTICATION_ERROR', 'UNAUTHENTICATED']);
+
+/** The HTTP status an `errors` array stands for: 401 for a refused key, else Linear's own or 400. */
+export function linearErrorStatus(errors: readonly GraphqlError[]): number {
+  if (errors.some((e) => AUTH_CODES.has(e.extensions?.code ?? '') || e.extensions?.type === 'authentication error')) return 401;
+  if (errors.some((e) => e.extensions?.code === 'RATELIMITED' || e.extensions?.type === 'ratelimited')) return 429;
+  if (errors.some((e) => e.extensions?.type === 'forbidden' || e.extensions?.code === 'FORBIDDEN')) return 403;
+  return errors.find((e) => typeof e.extensions?.statusCode === 'number')?.extensions?.statusCode ?? 400;
+}
+
+/** One GraphQL operation; answers its `data`. Arguments always travel as variables, never spliced into the query. */
+export async function linearGraphql<T>(ctx: ToolContext, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const defined = Object.fromEntries(Object.entries(variables).filter(([, v]) => v !== undefined));
+  const res = await ctx.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables: defined }),
+  });
+  let body: { data?: T | null; errors?: GraphqlError[] } | null;
+  try {
+    body = (await readJson(res)) as typeof body;
+  } catch (err) {
+    if (err instanceof ProviderHttpError) {
+      // A 4xx carrying an authentication error is a refused key, whatever status the edge chose.
+      const errors = parseErrors(err.body);
+      if (errors && linearErrorStatus(errors) === 401) throw new ProviderHttpError(401, err.body);
+    }
+    throw err;
+  }
+  if (body?.errors?.length) throw new ProviderHttpError(linearErrorStatus(body.errors), JSON.stringify({ errors: body.errors }));
+  if (!body?.data) throw new ProviderHttpError(502, 'Linear answered without data');
+  return body.data;
+}
+
+function parseErrors(text: string): GraphqlError[] | undefined {
+  try {
+    const parsed = JSON.parse(text) as { errors?: unknown };
+    return Array.isArray(parsed?.errors) ? (parsed.errors as GraphqlError[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}

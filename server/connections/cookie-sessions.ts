@@ -1,0 +1,77 @@
+import type { Provider } from '../../providers/sdk.js';
+import { createToolContext } from '../../providers/tool-context.js';
+import { type Account, readCredential } from '../../store/accounts.js';
+import type { ServiceContext } from '../context.js';
+
+/** How long one `checkSession` may take before it counts as "could not tell". */
+const CHECK_TIMEOUT_MS = 5_000;
+
+type Verdict = boolean | undefined;
+interface Entry {
+  at: number;
+  verdict: Promise<Verdict>;
+}
+
+/** Per process, per account and credential version: a reconnect starts a fresh entry. */
+const verdicts = new Map<string, Entry>();
+
+/**
+ * `connected` for cookie integrations is the session's validity: each active cookie account of a
+ * provider with a `checkSession` hook is checked against the service, at most once per
+ * COOKIE_CHECK_TTL_SEC per account (concurrent callers share one check). A session the service
+ * no longer knows marks the account needs_reauth (so tool calls answer needs_reauth too) and is
+ * returned with that status; a check that cannot tell (network, 5xx, timeout) changes nothing.
+ */
+export async function withCookieSessionStatus(ctx: ServiceContext, accounts: Account[]): Promise<Account[]> {
+  return Promise.all(
+    accounts.map(async (account) => {
+      if (account.status !== 'active' || !account.hasCredential) return account;
+      const provider = ctx.registry.get(account.integration);
+      if (provider?.manifest.auth !== 'cookie' || !provider.checkSession) return account;
+      const verdict = await cachedVerdict(ctx, provider, account);
+      return verdict === false ? { ...account, status: 'needs_reauth' as const } : account;
+    }),
+  );
+}
+
+function cachedVerdict(ctx: ServiceContext, provider: Provider, account: Account): Promise<Verdict> {
+  const key = `${account.id}:${account.credentialVersion}`;
+  const now = Date.now();
+  const ttlMs = ctx.config.COOKIE_CHECK_TTL_SEC * 1000;
+  const cached = verdicts.get(key);
+  if (cached && now - cached.at < ttlMs) return cached.verdict;
+  for (const [k, e] of verdicts) if (now - e.at >= ttlMs) verdicts.delete(k);
+  const verdict = check(ctx, provider, account);
+  verdicts.set(key, { at: now, verdict });
+  return verdict;
+}
+
+async function check(ctx: ServiceContext, provider: Provider, account: Account): Promise<Verdict> {
+  const log = ctx.logger.child({ integration: account.integration, accountId: account.id });
+  try {
+    const stored = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
+    if (stored?.type !== 'cookie') return undefined;
+    const valid = await provider.checkSession!(
+      createToolContext({
+        provider,
+        credential: { type: 'cookie', cookies: stored.cookies ?? [] },
+        apiBaseUrl: ctx.registry.apiBaseUrl(account.integration),
+        signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+        logger: log,
+        caller: { tenantId: account.tenantId, userId: account.ownerUserId ?? '' },
+      }),
+    );
+    if (valid) return true;
+    // Only the credential that was checked: a reconnect in the meantime stays active.
+    await ctx.pool.query(
+      `UPDATE accounts SET status = 'needs_reauth', updated_at = now()
+        WHERE tenant_id = $1 AND id = $2 AND credential_version = $3 AND status = 'active'`,
+      [account.tenantId, account.id, account.credentialVersion],
+    );
+    log.info('the service no longer knows the captured session; account marked needs_reauth');
+    return false;
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not check the cookie session');
+    return undefined;
+  }
+}

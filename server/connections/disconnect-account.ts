@@ -1,0 +1,29 @@
+import { revokeToken } from '../../providers/oauth-client.js';
+import { type Account, deleteAccount, readCredential } from '../../store/accounts.js';
+import type { ServiceContext } from '../context.js';
+
+/**
+ * Disconnects an account: revokes its OAuth token at the service when the service has a
+ * revocation endpoint (a failed revocation is logged, and the account is deleted anyway), then
+ * deletes the account with its sealed credential. Shared by the `disconnect` meta-tool and the
+ * portal; deciding who may disconnect which account is the caller's job.
+ */
+export async function disconnectAccount(
+  ctx: ServiceContext,
+  account: Pick<Account, 'tenantId' | 'id' | 'integration'>,
+): Promise<{ revoked: boolean; deleted: boolean }> {
+  let revoked = false;
+  const endpoints = ctx.registry.oauth2(account.integration);
+  if (endpoints?.revokeUrl) {
+    const credential = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
+    const token = credential?.refreshToken ?? credential?.accessToken;
+    if (token) {
+      revoked = await revokeToken(endpoints, token).catch((err: Error) => {
+        ctx.logger.warn({ integration: account.integration, err: err.message }, 'revocation failed; deleting anyway');
+        return false;
+      });
+    }
+  }
+  const deleted = await deleteAccount(ctx.pool, account.tenantId, account.id);
+  return { revoked, deleted };
+}

@@ -1,0 +1,203 @@
+import express, { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import { roleNameSchema } from '../../core/policy.js';
+import {
+  type Account,
+  getAccount,
+  listTenantAccounts,
+  listUsableAccounts,
+  renameAccount,
+  setDefaultAccount,
+  setSharingRoles,
+} from '../../store/accounts.js';
+import { disconnectAccount } from '../connections/disconnect-account.js';
+import type { ServiceContext } from '../context.js';
+import { csrfToken, requireCsrf } from './csrf.js';
+import { html, messagePage, type SafeHtml } from './html.js';
+import { FOR_ORGANISATION, integrationPath } from './integrations-pages.js';
+import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
+
+/**
+ * GET /portal/accounts — the accounts a user can use (their own, then the organisation's shared
+ * with one of their roles) with rename, make-default and disconnect for their own; an
+ * administrator also manages every organisation account: rename, default, sharing roles,
+ * delete. Every change is a CSRF-checked POST that redirects back (post/redirect/get).
+ */
+
+export const LABEL_MAX_CHARS = 100;
+const MAX_SHARING_ROLES = 50;
+
+const labelSchema = z
+  .string()
+  .trim()
+  .min(1, 'The label must not be empty.')
+  .max(LABEL_MAX_CHARS, `The label must be at most ${LABEL_MAX_CHARS} characters.`)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'The label must not contain control characters.');
+
+const sharingRole = z.literal('*').or(roleNameSchema);
+
+/** What a redirect back may announce; only these fixed texts, never anything from the request. */
+const NOTICES: Record<string, string> = {
+  renamed: 'The account was renamed.',
+  default: 'The default account was changed.',
+  disconnected: 'The account was disconnected.',
+  revoked: 'The account was disconnected and its access revoked at the service.',
+  shared: 'The sharing roles were saved.',
+};
+
+function statusTag(a: Account): SafeHtml {
+  if (!a.hasCredential) return html`<span class="tag bad">No credential yet</span>`;
+  return a.status === 'active' ? html`<span class="tag ok">Active</span>` : html`<span class="tag bad">Needs reconnecting</span>`;
+}
+
+function integrationCell(ctx: ServiceContext, a: Account): SafeHtml {
+  const provider = ctx.registry.get(a.integration);
+  return html`<td>${provider?.manifest.displayName ?? a.integration} <code>${a.integration}</code></td>`;
+}
+
+const action = (a: Account, what: string) => `/portal/accounts/${encodeURIComponent(a.id)}/${what}`;
+
+function renameForm(csrf: string, a: Account): SafeHtml {
+  return html`<form method="post" action="${action(a, 'label')}" class="inline">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="text" name="label" value="${a.label}" maxlength="${LABEL_MAX_CHARS}" required aria-label="Label of ${a.label}">
+<button type="submit" class="small secondary">Rename</button></form>`;
+}
+
+function buttonForm(csrf: string, a: Account, what: string, text: string, kind = 'secondary'): SafeHtml {
+  return html`<form method="post" action="${action(a, what)}" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" class="small ${kind}">${text}</button></form>`;
+}
+
+function manageActions(ctx: ServiceContext, csrf: string, a: Account): SafeHtml {
+  const provider = ctx.registry.get(a.integration);
+  const needsKey = provider?.manifest.auth === 'apikey';
+  return html`<td class="actions">${a.isDefault ? '' : buttonForm(csrf, a, 'default', 'Make default')} ${
+    needsKey
+      ? html`<a class="button small secondary" href="${integrationPath(a.integration)}?account=${a.id}">${a.hasCredential ? 'Replace key' : 'Add key'}</a>`
+      : ''
+  } ${buttonForm(csrf, a, 'disconnect', a.scope === 'tenant' ? 'Delete' : 'Disconnect', 'danger')}</td>`;
+}
+
+async function accountsPage(ctx: ServiceContext, req: Request, me: SignedIn, flash: { notice?: string; error?: string } = {}) {
+  const csrf = csrfToken(ctx, req);
+  const usable = await listUsableAccounts(ctx.pool, me.caller);
+  const rows = usable.map((a) => {
+    const own = a.scope === 'user';
+    return html`<tr data-account="${a.id}">${integrationCell(ctx, a)}
+<td>${own ? renameForm(csrf, a) : html`<strong>${a.label}</strong>`}</td>
+<td>${own ? 'Yours' : 'Organisation'}</td><td>${a.isDefault ? html`<span class="tag">Default</span>` : ''}</td><td>${statusTag(a)}</td>
+${own ? manageActions(ctx, csrf, a) : html`<td class="muted">Managed by an administrator</td>`}</tr>`;
+  });
+  const mine = rows.length
+    ? html`<table><thead><tr><th>Integration</th><th>Label</th><th>Scope</th><th>Default</th><th>Status</th><th>Actions</th></tr></thead>
+<tbody>${rows}</tbody></table>`
+    : html`<div class="box"><p>You have no accounts yet. <a href="/portal/integrations">Connect an integration</a>.</p></div>`;
+
+  let admin: SafeHtml = html``;
+  if (me.isAdmin) {
+    const org = await listTenantAccounts(ctx.pool, me.caller.tenantId);
+    const orgRows = org.map(
+      (a) => html`<tr data-org-account="${a.id}">${integrationCell(ctx, a)}<td>${renameForm(csrf, a)}</td>
+<td>${a.isDefault ? html`<span class="tag">Default</span>` : ''}</td>
+<td><form method="post" action="${action(a, 'sharing')}" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+<input type="text" name="roles" value="${a.sharingRoles.join(', ')}" placeholder="nobody" size="14" aria-label="Roles that may use ${a.label}">
+<button type="submit" class="small secondary">Share</button></form></td><td>${statusTag(a)}</td>${manageActions(ctx, csrf, a)}</tr>`,
+    );
+    admin = html`<h2>Organisation accounts</h2>
+<p class="muted">As an administrator you manage every organisation account. Members may use one when one of their roles is in its sharing roles
+(comma-separated; <code>*</code> is everyone; empty is nobody).</p>
+${
+  orgRows.length
+    ? html`<table><thead><tr><th>Integration</th><th>Label</th><th>Default</th><th>Shared with roles</th><th>Status</th><th>Actions</th></tr></thead>
+<tbody>${orgRows}</tbody></table>`
+    : html`<div class="box"><p>The organisation has no accounts yet.</p></div>`
+}
+<p><a class="button secondary" href="/portal/integrations#${FOR_ORGANISATION}">Add an organisation account</a></p>`;
+  }
+
+  return portalPage(
+    'Accounts',
+    me,
+    'accounts',
+    html`<h1>Accounts</h1>
+${flash.notice ? html`<div class="box ok" role="status"><p>${flash.notice}</p></div>` : ''}${
+  flash.error ? html`<div class="box bad" role="alert"><p class="error">${flash.error}</p></div>` : ''
+}
+<p class="muted">The accounts your agents can use: your own first, then the organisation's shared with you. Without naming an account, an agent uses your default, else the organisation's default.</p>
+${mine}${admin}`,
+  );
+}
+
+export function accountsRouter(ctx: ServiceContext): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  router.get('/portal/accounts', async (req: Request, res: Response) => {
+    const me = await signedIn(ctx, req);
+    if (!me) return toSignIn(res, req.originalUrl);
+    const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+    res.send(await accountsPage(ctx, req, me, { notice }));
+  });
+
+  /** The account named in the path, if the signed-in user may manage it (own, or organisation's for an admin). */
+  async function manageable(req: Request, res: Response): Promise<{ me: SignedIn; account: Account } | undefined> {
+    const me = await signedIn(ctx, req);
+    if (!me) {
+      toSignIn(res, '/portal/accounts');
+      return undefined;
+    }
+    const account = await getAccount(ctx.pool, me.caller.tenantId, String(req.params.id));
+    const allowed = account && (account.scope === 'user' ? account.ownerUserId === me.user.id : me.isAdmin);
+    if (!account || !allowed) {
+      res.status(404).send(messagePage('No such account', 'There is no account with this id that you may change.', 'bad'));
+      return undefined;
+    }
+    return { me, account };
+  }
+
+  const back = (res: Response, done: keyof typeof NOTICES) => res.redirect(303, `/portal/accounts?done=${done}`);
+  const refuse = async (req: Request, res: Response, me: SignedIn, error: string) =>
+    res.status(400).send(await accountsPage(ctx, req, me, { error }));
+
+  router.post('/portal/accounts/:id/label', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+    const found = await manageable(req, res);
+    if (!found) return;
+    const label = labelSchema.safeParse(req.body?.label ?? '');
+    if (!label.success) return refuse(req, res, found.me, label.error.issues[0].message);
+    await renameAccount(ctx.pool, found.account.tenantId, found.account.id, label.data);
+    back(res, 'renamed');
+  });
+
+  router.post('/portal/accounts/:id/default', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+    const found = await manageable(req, res);
+    if (!found) return;
+    await setDefaultAccount(ctx.pool, found.account.tenantId, found.account.id);
+    back(res, 'default');
+  });
+
+  router.post('/portal/accounts/:id/disconnect', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+    const found = await manageable(req, res);
+    if (!found) return;
+    const { revoked } = await disconnectAccount(ctx, found.account);
+    ctx.logger.info({ accountId: found.account.id, integration: found.account.integration, revoked }, 'account disconnected in the portal');
+    back(res, revoked ? 'revoked' : 'disconnected');
+  });
+
+  router.post('/portal/accounts/:id/sharing', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+    const found = await manageable(req, res);
+    if (!found) return;
+    if (found.account.scope !== 'tenant') return refuse(req, res, found.me, 'Only organisation accounts are shared.');
+    const text: string = typeof req.body?.roles === 'string' ? req.body.roles : '';
+    const roles = [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+    const bad = roles.filter((r) => !sharingRole.safeParse(r).success);
+    if (bad.length) {
+      return refuse(req, res, found.me, `Not a role name: ${bad.join(', ')}. Use letters, digits, _, -, . and : (or * for everyone).`);
+    }
+    if (roles.length > MAX_SHARING_ROLES) return refuse(req, res, found.me, `At most ${MAX_SHARING_ROLES} roles.`);
+    await setSharingRoles(ctx.pool, found.account.tenantId, found.account.id, roles);
+    back(res, 'shared');
+  });
+
+  return router;
+}

@@ -1,0 +1,297 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Client } from '@temporalio/client';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { replayHistories } from '../../bin/support/replay.js';
+import { connectionWorkflowId } from '../../core/ids.js';
+import { completeConnection } from '../../server/connections/complete-connection.js';
+import { createLogger } from '../../server/logger.js';
+import { insertAccount } from '../../store/accounts.js';
+import { getAttempt } from '../../store/connection-attempts.js';
+import { Keyring } from '../../store/keyring.js';
+import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
+import { createTestUser, LogCapture, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { historyFromFixture, historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
+import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+
+const FIXTURES = new URL('../fixtures/histories/', import.meta.url).pathname;
+const github = {
+  clientId: 'gh-ops',
+  clientSecret: 'gh-ops-client-secret-PLANTED',
+  redirectUris: ['http://127.0.0.1/cb'],
+  rotateRefreshTokens: true,
+};
+
+let auth: TestAuthServer;
+let apis: FakeApis;
+let stack: Stack;
+let operator: TestUser;
+let member: TestUser;
+/** Every secret handed out during the run; none may be found in clear anywhere. */
+const planted = new Set<string>([github.clientSecret]);
+
+beforeAll(async () => {
+  auth = await startAuthServer([github]);
+  auth.provider.on('grant.success', (ctx: any) => {
+    for (const v of [ctx.oidc.params?.refresh_token, ctx.body?.access_token, ctx.body?.refresh_token])
+      if (typeof v === 'string') planted.add(v);
+  });
+  apis = await startFakeApis((token) => auth.subjectOf(token));
+  // A fixed, test-only key, so the histories recorded here can be kept as replay fixtures.
+  stack = await startStack({
+    env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github`, ENCRYPTION_KEYS: FIXTURE_KEYRING_ENV },
+  });
+  operator = await createTestUser(stack, { roles: ['member', 'operator'] });
+  member = await createTestUser(stack, { tenantId: operator.user.tenantId, roles: ['member'] });
+  await runRealWorkloads();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await apis?.close();
+  await auth?.close();
+});
+
+const PLANTED_ARG = 'planted-argument-value-7f3a';
+
+/** Connect, wait, time out, refresh and execute, as users would: the histories this test reads. */
+async function runRealWorkloads() {
+  const { services } = stack;
+  const tokens = await auth.issueTokens('ops-octo', github.clientId);
+  planted.add(tokens.accessToken).add(tokens.refreshToken);
+  await insertAccount(services.pool, services.keyring, {
+    tenantId: member.user.tenantId,
+    ownerUserId: member.user.id,
+    integration: 'github',
+    label: 'ops-octo',
+    grantedScopes: ['repo', 'read:user'],
+    accessExpiresAt: new Date(Date.now() - 1000),
+    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
+  });
+  // An expired token: the first call refreshes it.
+  await member.call('execute_tools', {
+    executions: [
+      { tool: 'github_get_authenticated_user' },
+      { tool: 'github_list_repos', args: { perPage: 2 } },
+      { tool: 'github_create_issue', args: { owner: 'x', repo: PLANTED_ARG } },
+    ],
+  });
+  apis.behave.set('/github/user', { status: 500, times: 1 });
+  await member.call('connections_execute', { name: 'github__get_authenticated_user', arguments: {} });
+
+  // A connection completed the way the callback completes it, and one that times out.
+  const started = await member.call('connect', { integration: 'github' });
+  const waiting = member.call('wait_for_connection', { connectionId: started.body.connectionId, timeoutSec: 60 });
+  await new Promise((r) => setTimeout(r, 300));
+  const attempt = await getAttempt(services.pool, started.body.connectionId);
+  const more = await auth.issueTokens('ops-octo-2', github.clientId);
+  planted.add(more.accessToken).add(more.refreshToken);
+  await completeConnection(services, attempt!, { label: 'ops-octo-2', credential: { type: 'oauth2', ...more } });
+  expect((await waiting).body).toEqual({ status: 'CONNECTED' });
+  const timedOut = await member.call('connect', { integration: 'github' });
+  expect((await member.call('wait_for_connection', { connectionId: timedOut.body.connectionId, timeoutSec: 1 })).body).toEqual({
+    status: 'TIMEOUT',
+  });
+  await services.temporal.workflow.getHandle(connectionWorkflowId(timedOut.body.connectionId)).result();
+}
+
+/** Finished workflows of this run, fetched by a client with no codec: what Temporal stores and shows. */
+async function rawHistories(): Promise<{ workflowId: string; history: History; text: string }[]> {
+  const raw = new Client({ connection: stack.services.connection, namespace: stack.services.config.TEMPORAL_NAMESPACE });
+  const all = await rawHistoriesOf(raw, stack.env.TEMPORAL_TASK_QUEUE);
+  return all.filter((h) => (h.history.events?.length ?? 0) > 2).map((h) => ({ ...h, text: historyText(h.history) }));
+}
+
+describe('payload encryption', () => {
+  it('history holds ciphertext: every payload is binary/encrypted, tool arguments and results unreadable', async () => {
+    const histories = await rawHistories();
+    expect(histories.length).toBeGreaterThanOrEqual(4);
+    const all = histories.map((h) => h.text).join('\n');
+    expect(all).not.toContain(PLANTED_ARG);
+    expect(all).not.toContain('ops-octo/repo-0');
+    const encodings: string[] = [];
+    const collect = (value: unknown) => {
+      if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
+        const metadata = (value as { metadata?: Record<string, Uint8Array> }).metadata;
+        if (metadata?.encoding && 'data' in value) encodings.push(Buffer.from(metadata.encoding).toString());
+        // Search attributes are indexed by Temporal and never encrypted (they carry ids only).
+        for (const [k, v] of Object.entries(value)) if (k !== 'searchAttributes') collect(v);
+      }
+    };
+    for (const h of histories) collect(h.history);
+    expect(encodings.length).toBeGreaterThan(10);
+    expect(new Set(encodings)).toEqual(new Set(['binary/encrypted']));
+  });
+
+  it('failure messages and stack traces are encoded too', async () => {
+    const raw = new Client({ connection: stack.services.connection });
+    const { failureConverter } = await import('../../plugin/failure-converter.js');
+    const failure = failureConverter.errorToFailure(new Error(`boom ${PLANTED_ARG}`), raw.options.loadedDataConverter.payloadConverter);
+    expect(failure.message).toBe('Encoded failure');
+    expect(failure.stackTrace).toBe('');
+    expect(JSON.stringify(failure.encodedAttributes)).not.toContain('boom');
+  });
+});
+
+describe('the codec endpoint', () => {
+  it('decodes for an operator, refuses others, and limits CORS to the Temporal UI origin', async () => {
+    const histories = await rawHistories();
+    const batch = histories.find((h) => h.workflowId.startsWith('tool-batch-'))!;
+    const started = batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+    const input = {
+      metadata: Object.fromEntries(Object.entries(started.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      data: Buffer.from(started.data ?? []).toString('base64'),
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${stack.baseUrl}/codec/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ payloads: [input] }),
+      });
+
+    const decoded = await post({ authorization: `Bearer ${operator.apiKey}`, origin: 'http://localhost:8233' });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
+    const [payload] = (await decoded.json()).payloads;
+    expect(Buffer.from(payload.metadata.encoding, 'base64').toString()).toBe('json/plain');
+    expect(JSON.parse(Buffer.from(payload.data, 'base64').toString())).toMatchObject({ userId: member.user.id, calls: expect.any(Array) });
+
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${member.apiKey}` })).status).toBe(403);
+    expect((await post({ authorization: `Bearer ${operator.apiKey}`, origin: 'https://evil.example' })).status).toBe(403);
+    const preflight = await fetch(`${stack.baseUrl}/codec/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:8233', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+    const bad = await post({ authorization: `Bearer ${operator.apiKey}`, 'x-ignore': '1' }).then(() =>
+      fetch(`${stack.baseUrl}/codec/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${operator.apiKey}` },
+        body: '{"payloads": 3}',
+      }),
+    );
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('search attributes', () => {
+  it('finds runs by tenant, user, integration, tool and outcome', async () => {
+    const { temporal } = stack.services;
+    const count = async (query: string) => {
+      let n = 0;
+      for await (const _ of temporal.workflow.list({ query: `TaskQueue = '${stack.env.TEMPORAL_TASK_QUEUE}' AND ${query}` })) n++;
+      return n;
+    };
+    expect(await count(`SwitchboardUser = '${member.user.id}' AND SwitchboardTool = 'github__create_issue'`)).toBe(1);
+    expect(
+      await count(`SwitchboardTenant = '${member.user.tenantId}' AND SwitchboardOutcome IN ('failed', 'partial')`),
+    ).toBeGreaterThanOrEqual(2);
+    expect(await count(`SwitchboardIntegration = 'github' AND SwitchboardOutcome = 'CONNECTED'`)).toBe(1);
+    expect(await count(`SwitchboardIntegration = 'github' AND SwitchboardOutcome = 'EXPIRED'`)).toBe(1);
+  });
+});
+
+describe('replay', () => {
+  it('replays the histories of this run against the current code', async () => {
+    const histories = await rawHistories();
+    const verdicts = await replayHistories(histories, {
+      keyring: stack.services.keyring,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    expect(verdicts.filter((v) => !v.ok)).toEqual([]);
+    expect(verdicts.length).toBe(histories.length);
+    // RECORD_HISTORIES=1 npm test -- test/integration/operators refreshes the fixtures.
+    if (process.env.RECORD_HISTORIES === '1') {
+      mkdirSync(FIXTURES, { recursive: true });
+      for (const { workflowId, history } of histories) {
+        const kind = workflowId.replace(/-[0-9a-f-]{20,}$/, '');
+        const name = `${kind}-${readdirSync(FIXTURES).filter((f) => f.startsWith(kind)).length + 1}.json`;
+        if (!existsSync(`${FIXTURES}${name}`)) writeFileSync(`${FIXTURES}${name}`, historyToFixture(workflowId, history));
+      }
+    }
+  });
+
+  it('replays every recorded fixture in test/fixtures/histories', async () => {
+    const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    const histories = files.map((f) => ({ ...historyFromFixture(readFileSync(`${FIXTURES}${f}`, 'utf8')), workflowId: f }));
+    const verdicts = await replayHistories(histories, {
+      keyring: new Keyring(new Map([[FIXTURE_KEYRING_ENV.split(':')[0], Buffer.from(FIXTURE_KEYRING_ENV.split(':')[1], 'base64')]])),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    expect(verdicts).toEqual(files.map((f) => ({ workflowId: f, ok: true })));
+  });
+});
+
+describe('logs and metrics', () => {
+  it('logs one line per request with request id, caller and tenant, and echoes the id', async () => {
+    const res = await fetch(`${stack.baseUrl}/v1/tools/list_integrations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.apiKey}`, 'content-type': 'application/json', 'x-request-id': 'req-ops-1' },
+      body: '{}',
+    });
+    expect(res.headers.get('x-request-id')).toBe('req-ops-1');
+    const line = stack.logs
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.requestId === 'req-ops-1' && l.msg === 'request');
+    expect(line).toMatchObject({
+      method: 'POST',
+      path: '/v1/tools/list_integrations',
+      status: 200,
+      tenantId: member.user.tenantId,
+      userId: member.user.id,
+    });
+  });
+
+  it('redacts credentials wherever a log line carries them', () => {
+    const capture = new LogCapture();
+    const logger = createLogger({ level: 'info', destination: capture });
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer sbk_secret', cookie: 'sb_session=abc' } },
+        credential: { accessToken: 'at-secret', refreshToken: 'rt-secret', fields: { apiKey: 'k' }, cookies: [{ value: 'c' }] },
+      },
+      'x',
+    );
+    const text = capture.text();
+    for (const secret of ['sbk_secret', 'sb_session=abc', 'at-secret', 'rt-secret', '"apiKey":"k"']) expect(text).not.toContain(secret);
+    expect(text).toContain('[redacted]');
+  });
+
+  it('serves tool-call, refresh, wait and worker metrics at /metrics', async () => {
+    const text = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    expect(text).toMatch(/switchboard_tool_calls_total\{provider="github",tool="github__get_authenticated_user",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/switchboard_tool_calls_total\{provider="github",tool="github__get_authenticated_user",outcome="tool_failed"\} 1/);
+    expect(text).toMatch(/switchboard_token_refreshes_total\{provider="github",outcome="ok"\} 1/);
+    expect(text).toContain('switchboard_tool_call_duration_seconds_bucket');
+    expect(text).toMatch(/switchboard_pending_connection_waits 0/);
+    expect(text).toMatch(/switchboard_worker_cached_workflows \d+/);
+    expect(text).toContain('switchboard_http_request_duration_seconds_bucket');
+  });
+});
+
+describe('secrets never in clear', () => {
+  it('no planted token, refresh token or client secret in histories, logs, the audit table or a dump of the database', async () => {
+    const secrets = [...planted].filter((s) => s.length >= 8);
+    expect(secrets.length).toBeGreaterThanOrEqual(6);
+    const { pool } = stack.services;
+    const { rows: tables } = await pool.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [stack.schema]);
+    const dump: string[] = [];
+    for (const { table_name } of tables) dump.push(JSON.stringify((await pool.query(`SELECT * FROM ${stack.schema}.${table_name}`)).rows));
+    const haystacks = {
+      histories: (await rawHistories()).map((h) => h.text).join('\n'),
+      logs: stack.logs.text(),
+      audit: JSON.stringify((await pool.query('SELECT * FROM audit_log')).rows),
+      database: dump.join('\n'),
+    };
+    for (const [where, text] of Object.entries(haystacks)) {
+      for (const secret of secrets) expect(text.includes(secret), `a planted secret in ${where}`).toBe(false);
+    }
+  });
+});
