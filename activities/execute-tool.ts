@@ -192,11 +192,15 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       const started = performance.now();
       const audit: CallAudit = {};
       let outcome: ToolOutcome;
+      // Heartbeats tell Temporal this worker is alive, so a crash is noticed within seconds.
+      const heartbeat = activityContext() && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {
         outcome = await run(input, audit);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
+      } finally {
+        if (heartbeat) clearInterval(heartbeat);
       }
       const durationMs = performance.now() - started;
       await recordToolCall(deps.pool, {
@@ -237,13 +241,16 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
   };
 }
 
-function activitySignal(): AbortSignal | undefined {
+/** The activity's context, or undefined when the function runs outside an activity (tests, tools). */
+function activityContext(): Context | undefined {
   try {
-    return Context.current().cancellationSignal;
+    return Context.current();
   } catch {
     return undefined;
   }
 }
+
+const activitySignal = (): AbortSignal | undefined => activityContext()?.cancellationSignal;
 
 /** Replaces the caller's secrets anywhere in a result (a service may echo a token back). */
 function redactResult(result: unknown, secrets: string[]): unknown {

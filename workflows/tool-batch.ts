@@ -1,3 +1,4 @@
+import { TimeoutType } from '@temporalio/common';
 import { ActivityFailure, proxyActivities, TimeoutFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ExecuteActivities, ExecuteToolInput } from '../activities/execute-tool.js';
 import { BATCH_CONCURRENCY, failure, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
@@ -9,10 +10,8 @@ import { SA } from '../core/search-attributes.js';
  * arguments — the activities look the credentials up.
  */
 
-export interface ToolBatchCall extends ToolCallRequest {
-  /** Read-only calls may be retried after a lost worker; side-effecting ones never are. */
-  retryable: boolean;
-}
+/** A call as the batch carries it (kept as its own name so the batch's input can grow). */
+export type ToolBatchCall = ToolCallRequest;
 
 export interface ToolBatchInput {
   tenantId: string;
@@ -24,11 +23,17 @@ export interface ToolBatchInput {
 
 /** Room above the tool's own deadline for the credential lookup, a refresh and the audit write. */
 const ACTIVITY_MARGIN_MS = 30_000;
+/** The activity heartbeats every second (see activities/execute-tool.ts). */
+export const HEARTBEAT_TIMEOUT = '5 seconds';
 
 export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutcome[]> {
-  const options = { startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS };
-  const once = proxyActivities<ExecuteActivities>({ ...options, retry: { maximumAttempts: 1 } });
-  const retrying = proxyActivities<ExecuteActivities>({ ...options, retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' } });
+  // A tool call never reaches a service twice: no automatic retries, even of reads. The
+  // activity heartbeats, so a lost worker is noticed within seconds, not at the deadline.
+  const once = proxyActivities<ExecuteActivities>({
+    startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 1 },
+  });
   const audit = proxyActivities<ExecuteActivities>({ startToCloseTimeout: '30 seconds' });
 
   const { workflowId } = workflowInfo();
@@ -45,11 +50,12 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
       maxResultBytes: input.maxResultBytes,
     };
     try {
-      return await (call.retryable ? retrying : once).executeToolCall(activityInput);
+      return await once.executeToolCall(activityInput);
     } catch (err) {
       // The activity never reported: its worker was lost or its time ran out. A write may or may
       // not have happened, so say so instead of retrying it.
-      const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
       await audit.recordLostToolCall({ ...activityInput, errorCode: timedOut ? 'timeout' : 'tool_failed' });
       return timedOut
         ? failure('timeout', `${call.tool} did not report within its deadline; its outcome is unknown, so check before retrying a write.`)

@@ -32,7 +32,7 @@ export async function runToolBatch(
   const input = {
     tenantId: caller.tenantId,
     userId: caller.userId,
-    calls: calls.map((c) => ({ ...c, retryable: ctx.registry.toolByQualifiedName(c.tool)?.tool.access === 'read' })),
+    calls,
     timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS,
     maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
   };

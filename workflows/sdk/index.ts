@@ -20,6 +20,7 @@ import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import type { ConnectionWorkflowResult, connectionWorkflow } from '../connection.js';
+import { HEARTBEAT_TIMEOUT } from '../tool-batch.js';
 
 export type { AttemptStatus, WaitStatus } from '../../core/connection.js';
 export type { ToolCallRequest, ToolFailure, ToolOutcome } from '../../core/execution.js';
@@ -84,8 +85,9 @@ export function switchboard(options: SwitchboardOptions) {
   const toolCall = (retryable: boolean) =>
     proxyActivities<ExecuteActivities>({
       taskQueue,
-      // The tool's own deadline is enforced inside the activity; this only bounds a lost worker.
+      // The tool's own deadline is enforced inside the activity; these only bound a lost worker.
       startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
       retry: { maximumAttempts: retryable ? 3 : 1 },
     });
   const caller = { tenantId: options.tenantId, userId: options.userId };
