@@ -117,7 +117,8 @@ try {
   process.stdout.write(`
 Switchboard is running.
 
-  HTTP API         ${config.PUBLIC_BASE_URL}/v1/tools/<tool>
+  MCP              ${config.PUBLIC_BASE_URL}/mcp   (nine meta-tools; ${config.PUBLIC_BASE_URL}/mcp/agent for the two agent tools)
+  HTTP API         ${config.PUBLIC_BASE_URL}/v1/tools/<tool>   (OpenAPI: ${config.PUBLIC_BASE_URL}/openapi.json)
   Portal           ${config.PUBLIC_BASE_URL}/portal
   Portal sign-in   ${loginLink}   (one-time, 15 minutes)
   Temporal UI      http://127.0.0.1:${config.TEMPORAL_UI_PORT}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page, type Request, type Response } from 'playwright-core';
 import type { AllowedHost } from '../../core/network-policy.js';
 import type { BrowserEngine, Extraction, OpenedPage, Screenshot } from '../../providers/browser/engine.js';
+import { CHROMIUM_CANDIDATES, findChromium, QUIET_CHROMIUM_ARGS } from './chromium.js';
 import { EgressPolicy, type Lookup } from './egress-policy.js';
 import { authorityOf, type EgressProxy, type OversizeEvent, REFUSED_HEADER, startEgressProxy } from './egress-proxy.js';
 
@@ -344,9 +344,12 @@ export class ChromiumBrowserEngine implements BrowserEngine {
   }
 
   private async launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
-    const candidates = this.options.chromiumPath ? [this.options.chromiumPath] : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
-    const executablePath = candidates.find((p) => existsSync(p));
-    if (!executablePath) throw new Error(`The browser is not available: no chromium at ${candidates.join(' or ')} (set CHROMIUM_PATH).`);
+    const executablePath = findChromium(this.options.chromiumPath);
+    if (!executablePath) {
+      throw new Error(
+        `The browser is not available: no chromium at ${this.options.chromiumPath ?? CHROMIUM_CANDIDATES.join(' or ')} (set CHROMIUM_PATH).`,
+      );
+    }
     const max = this.options.maxPageBytes;
     const proxy = await startEgressProxy(this.policy, { maxResponseBytes: max, maxTunnelBytes: TUNNEL_FACTOR * max }, this.options.logger);
     try {
@@ -360,16 +363,7 @@ export class ChromiumBrowserEngine implements BrowserEngine {
         handleSIGTERM: false,
         handleSIGHUP: false,
         args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--disable-default-apps',
-          '--disable-domain-reliability',
-          '--no-pings',
+          ...QUIET_CHROMIUM_ARGS,
           // Every connection goes through the egress proxy, loopback included (no implicit bypass),
           // and chromium resolves no names itself: the proxy does, under the policy.
           `--proxy-server=${proxy.url}`,

@@ -226,7 +226,7 @@ describe('browser', () => {
       startStack({
         env: {
           BROWSER_ALLOWED_HOSTS: `127.0.0.1:${site.port}`,
-          BROWSER_PAGE_TIMEOUT_MS: '12000',
+          BROWSER_PAGE_TIMEOUT_MS: '20000',
           BROWSER_MAX_PAGE_BYTES: String(1024 * 1024),
           CONNECTIONS_TOOL_TIMEOUT_MS: '20000',
         },
@@ -365,7 +365,7 @@ describe('browser', () => {
       execute(dave, 'browser__open_page', { url: page('/slow') }),
       execute(dave, 'browser__open_page', { url: page('/huge') }),
     ]);
-    expect(slow).toMatchObject({ ok: false, error: { message: expect.stringContaining('did not load within 12000 ms') } });
+    expect(slow).toMatchObject({ ok: false, error: { message: expect.stringContaining('did not load within 20000 ms') } });
     expect(slow.error.message).toContain('BROWSER_PAGE_TIMEOUT_MS');
     expect(huge).toMatchObject({
       ok: false,

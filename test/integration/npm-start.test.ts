@@ -58,6 +58,7 @@ describe('npm start', () => {
     const key = /Demo API key\s+(sbk_\S+)/.exec(output)?.[1];
     expect(key).toBeTruthy();
     expect(output).toContain(`http://localhost:${port}/portal`);
+    expect(output).toContain(`http://localhost:${port}/mcp`);
     expect(output).toContain(`http://127.0.0.1:${uiPort}/namespaces/default/workflows`);
 
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);

@@ -1,24 +1,9 @@
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
+import { findChromium, QUIET_CHROMIUM_ARGS } from '../../activities/builtins/chromium.js';
 
-/**
- * Debian's chromium, driven by playwright-core. The flags keep it off the network it cannot
- * reach here (background services, component updates) and let it run as root.
- */
+/** Debian's chromium driven by playwright-core, with the flags Switchboard's own browsers use. */
 export async function launchBrowser(): Promise<Browser> {
-  const executablePath = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+  const executablePath = findChromium(process.env.CHROMIUM_PATH);
   if (!executablePath) throw new Error('chromium is not installed: run the tests with `npm test`, which installs it');
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath, headless: true, args: QUIET_CHROMIUM_ARGS });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { findChromium, QUIET_CHROMIUM_ARGS } from '../../../activities/builtins/chromium.js';
 
 /**
  * Capture sessions: a browser Switchboard runs for a human who signs in to a cookie service
@@ -63,11 +63,6 @@ let shared: Promise<Browser> | undefined;
 let liveContexts = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
-function executablePath(configured: string | undefined): string | undefined {
-  if (configured) return configured;
-  return ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
-}
-
 function sharedBrowser(chromiumPath: string | undefined, logger: Logger): Promise<Browser> {
   if (idleTimer) clearTimeout(idleTimer);
   idleTimer = undefined;
@@ -75,18 +70,9 @@ function sharedBrowser(chromiumPath: string | undefined, logger: Logger): Promis
   const launching = (async () => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
-      executablePath: executablePath(chromiumPath),
+      executablePath: findChromium(chromiumPath),
       headless: true,
-      args: [
-        // Chromium's sandbox cannot start as root (containers); elsewhere it stays on.
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-        '--disable-dev-shm-usage',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: QUIET_CHROMIUM_ARGS,
     });
     browser.on('disconnected', () => {
       if (shared === launching) shared = undefined;
