@@ -20,7 +20,7 @@ export interface MetaTool<S extends z.ZodType = z.ZodType> {
 export const defineMetaTool = <S extends z.ZodType>(tool: MetaTool<S>): MetaTool => tool as unknown as MetaTool;
 
 /** Validates the arguments (a 400 naming each bad one), then runs the handler. */
-export function runMetaTool(tool: MetaTool, ctx: ServiceContext, caller: Caller, args: unknown): Promise<unknown> {
+export async function runMetaTool(tool: MetaTool, ctx: ServiceContext, caller: Caller, args: unknown): Promise<unknown> {
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
     const body = tool.invalidArguments?.(parsed.error.issues) ?? {
