@@ -47,6 +47,28 @@ const keyring = z
     return keys;
   });
 
+/** Other Switchboard instances this one answers for too: `[{"name", "url", "apiKey"}]`. */
+const sources = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (!value) return [];
+    try {
+      return z
+        .array(
+          z.object({
+            name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,30}$/, 'a source name is lower-case letters, digits and dashes'),
+            url: z.url({ protocol: /^https?$/ }),
+            apiKey: z.string().min(1),
+          }),
+        )
+        .parse(JSON.parse(value));
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `expected a JSON array of {name, url, apiKey}: ${(err as Error).message.slice(0, 200)}` });
+      return z.NEVER;
+    }
+  });
+
 export const baseEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -103,6 +125,12 @@ export const baseEnvSchema = z.object({
   TEMPORAL_UI_ORIGINS: optionalString,
   /** `operator`: the codec endpoint needs an operator's API key or portal session; `none`: open (local dev). */
   CODEC_AUTH: z.enum(['operator', 'none']).default('operator'),
+  /** Remote Switchboard instances merged into connections_search / connections_execute. */
+  SWITCHBOARD_SOURCES: sources,
+  /** This instance's name as a source, when SWITCHBOARD_SOURCES is set. */
+  SOURCE_NAME: z.string().regex(/^[a-z0-9][a-z0-9-]{0,30}$/).default('local'),
+  /** How long a search waits for a remote source before listing it as unavailable. */
+  SOURCE_TIMEOUT_MS: positiveInt.default(5000),
   /** A worker run on its own (`npm run worker`) serves /metrics on this port when set. */
   WORKER_METRICS_PORT: port.optional(),
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runToolBatch } from '../execution/run-batch.js';
 import { defineMetaTool } from '../meta/meta-tool.js';
+import { compositeExecute, hasRemoteSources } from '../sources/composite.js';
 import { invalidAgentArguments } from './connections-search.js';
 
 export const connectionsExecute = defineMetaTool({
@@ -19,11 +20,14 @@ export const connectionsExecute = defineMetaTool({
     })
     .strict(),
   invalidArguments: invalidAgentArguments,
-  async handler(ctx, caller, args) {
-    const [outcome] = await runToolBatch(ctx, caller, [{ tool: args.name, args: args.arguments, account: args.account }], {
-      requestId: args.requestId,
-    });
-    return outcome;
+  handler(ctx, caller, args) {
+    const here = async (call: typeof args) => {
+      const [outcome] = await runToolBatch(ctx, caller, [{ tool: call.name, args: call.arguments, account: call.account }], {
+        requestId: call.requestId,
+      });
+      return outcome;
+    };
+    return hasRemoteSources(ctx.config) ? compositeExecute(ctx.config, args, here) : here(args);
   },
 });
 

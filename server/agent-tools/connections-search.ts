@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { formatIssues } from '../../core/errors.js';
+import type { Caller } from '../../store/api-keys.js';
 import { connectionState, searchVisibleTools } from '../catalog/caller-view.js';
 import { argumentsJsonSchema } from '../catalog/tool-search.js';
+import type { ServiceContext } from '../context.js';
 import { defineMetaTool } from '../meta/meta-tool.js';
+import { compositeSearch, hasRemoteSources } from '../sources/composite.js';
 
 /** Failures of the agent surface are answers, `{ok: false, error: {code, message, issues}}`. */
 export const invalidAgentArguments = (issues: readonly z.core.$ZodIssue[]) => ({
@@ -28,24 +31,28 @@ export const connectionsSearch = defineMetaTool({
     })
     .strict(),
   invalidArguments: invalidAgentArguments,
-  async handler(ctx, caller, args) {
-    const { view, entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.provider, limit: args.limit });
-    return {
-      ok: true,
-      results: entries.map((entry) => {
-        const state = connectionState(ctx, view, entry);
-        return {
-          name: entry.qualifiedName,
-          description: entry.tool.description,
-          access: entry.tool.access,
-          provider: entry.provider.manifest.name,
-          connected: state.connected,
-          ...(state.status && { status: state.status }),
-          accounts: state.accounts,
-          parameters: argumentsJsonSchema(entry),
-          ...(state.hint && { hint: state.hint }),
-        };
-      }),
-    };
-  },
+  handler: (ctx, caller, args) =>
+    hasRemoteSources(ctx.config) ? compositeSearch(ctx.config, args, () => searchHere(ctx, caller, args)) : searchHere(ctx, caller, args),
 });
+
+/** This instance's own answer. */
+async function searchHere(ctx: ServiceContext, caller: Caller, args: { query: string; provider?: string; limit: number }) {
+  const { view, entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.provider, limit: args.limit });
+  return {
+    ok: true,
+    results: entries.map((entry) => {
+      const state = connectionState(ctx, view, entry);
+      return {
+        name: entry.qualifiedName,
+        description: entry.tool.description,
+        access: entry.tool.access,
+        provider: entry.provider.manifest.name,
+        connected: state.connected,
+        ...(state.status && { status: state.status }),
+        accounts: state.accounts,
+        parameters: argumentsJsonSchema(entry),
+        ...(state.hint && { hint: state.hint }),
+      };
+    }),
+  };
+}
