@@ -124,6 +124,7 @@ Switchboard is running.
   Temporal UI      http://127.0.0.1:${config.TEMPORAL_UI_PORT}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows
   Ready check      ${config.PUBLIC_BASE_URL}/readyz
 
+  Demo user        ${DEMO_EMAIL} (${demo.user.id}, tenant ${DEMO_TENANT}, roles member admin operator)
   Demo API key     ${demo.key}
   Try it:          curl -s -X POST ${config.PUBLIC_BASE_URL}/v1/tools/list_integrations \\
                      -H "Authorization: Bearer ${demo.key}" -H 'content-type: application/json' -d '{}'
