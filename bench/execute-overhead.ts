@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createExecuteActivities } from '../activities/execute-tool.js';
 import { toolBatchWorkflow } from '../workflows/tool-batch.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
@@ -11,8 +13,8 @@ import { formatTable, summary } from './lib/stats.js';
 
 /**
  * What `execute_tools` adds over calling the service directly: one call, and a batch of eight,
- * against the same requests sent straight to the fake GitHub API, all alternating round by round
- * in this one process. Three more sides place the cost: the execute activity run in-process (no
+ * over the JSON API and over MCP (/mcp, the SDK's client), against the same requests sent straight
+ * to the fake GitHub API, all alternating round by round in this one process. Three more sides place the cost: the execute activity run in-process (no
  * HTTP, no Temporal), an authenticated route of the same HTTP surface (`list_integrations`), and
  * an empty tool batch started straight on Temporal (the floor of one workflow round trip).
  * Goal (issue): added p50 of one call under 10 ms.
@@ -27,18 +29,21 @@ const TIMELINE_SAMPLE = 60;
 const TOOL = 'github_get_authenticated_user';
 
 export async function run(): Promise<object> {
-  const rounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
+  const rounds = positiveIntFromEnv('BENCH_ITERATIONS', 150);
   const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
   const startedAt = new Date();
-  console.log(`${name}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up), 7 sides each, deadline ${timeoutSec} s`);
+  console.log(`${name}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up), 9 sides each, deadline ${timeoutSec} s`);
   return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
-    const samples = await alternate(sides(bench), { rounds, warmup: WARMUP_ROUNDS, signal: bench.signal });
+    const mcp = new McpClient({ name: 'switchboard-bench', version: '1.0.0' });
+    const headers = { authorization: `Bearer ${bench.user.apiKey}` };
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${bench.stack.baseUrl}/mcp`), { requestInit: { headers } }));
+    const samples = await alternate(sides(bench, mcp), { rounds, warmup: WARMUP_ROUNDS, signal: bench.signal }).finally(() => mcp.close());
     const timelines = await batchTimelines(bench.stack.services.temporal, bench.stack.services.config.TEMPORAL_TASK_QUEUE, TIMELINE_SAMPLE);
     return report({ startedAt, rounds, samples, timelines });
   });
 }
 
-function sides({ stack, user, github, signal }: BenchRun) {
+function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient) {
   const gh = github!;
   const direct = () => getUserDirectly(gh, signal);
   const execute = async (n: number) => {
@@ -46,6 +51,17 @@ function sides({ stack, user, github, signal }: BenchRun) {
     const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'execute_tools', { executions }, AbortSignal.any([signal]));
     if (status !== 200 || body.results?.length !== n || body.results.some((r: any) => r.result?.login !== GITHUB_LOGIN)) {
       throw new Error(`execute_tools answered ${status}: ${JSON.stringify(body)}`);
+    }
+  };
+  // The same request as an MCP tools/call: one stateless POST to /mcp per call.
+  const executeOverMcp = async (n: number) => {
+    const executions = Array.from({ length: n }, () => ({ tool: TOOL }));
+    const result = await mcp.callTool({ name: 'execute_tools', arguments: { executions } }, undefined, {
+      signal: AbortSignal.any([signal]),
+    });
+    const body = result.structuredContent as { results?: { result?: { login?: string } }[] } | undefined;
+    if (result.isError || body?.results?.length !== n || body.results.some((r) => r.result?.login !== GITHUB_LOGIN)) {
+      throw new Error(`execute_tools over MCP answered ${JSON.stringify(result)}`);
     }
   };
   const activities = createExecuteActivities(stack.services);
@@ -77,8 +93,10 @@ function sides({ stack, user, github, signal }: BenchRun) {
   return {
     'direct GET /user': direct,
     'execute_tools ×1': () => execute(1),
+    'execute_tools ×1 over MCP': () => executeOverMcp(1),
     [`direct ×${BATCH} in parallel`]: () => Promise.all(Array.from({ length: BATCH }, direct)),
     [`execute_tools ×${BATCH} (one batch)`]: () => execute(BATCH),
+    [`execute_tools ×${BATCH} over MCP`]: () => executeOverMcp(BATCH),
     'execute activity in-process': activity,
     'list_integrations (HTTP route)': listIntegrations,
     'empty batch workflow (Temporal only)': emptyBatch,
@@ -95,14 +113,19 @@ function report(input: {
   const s = (side: string) => samples[side];
   const comparisons: Record<string, Comparison> = {
     'execute_tools ×1 vs direct': compare(s('direct GET /user'), s('execute_tools ×1')),
+    'MCP execute_tools ×1 vs direct': compare(s('direct GET /user'), s('execute_tools ×1 over MCP')),
     [`execute_tools ×${BATCH} vs direct ×${BATCH}`]: compare(s(`direct ×${BATCH} in parallel`), s(`execute_tools ×${BATCH} (one batch)`)),
+    [`MCP execute_tools ×${BATCH} vs direct ×${BATCH}`]: compare(s(`direct ×${BATCH} in parallel`), s(`execute_tools ×${BATCH} over MCP`)),
+    'MCP vs JSON API, execute_tools ×1': compare(s('execute_tools ×1'), s('execute_tools ×1 over MCP')),
     'activity in-process vs direct': compare(s('direct GET /user'), s('execute activity in-process')),
     'execute_tools ×1 vs activity in-process': compare(s('execute activity in-process'), s('execute_tools ×1')),
     'list_integrations vs direct': compare(s('direct GET /user'), s('list_integrations (HTTP route)')),
     'execute_tools ×1 vs empty batch workflow': compare(s('empty batch workflow (Temporal only)'), s('execute_tools ×1')),
   };
   const single = comparisons['execute_tools ×1 vs direct'];
+  const singleMcp = comparisons['MCP execute_tools ×1 vs direct'];
   const goalMet = single.added.p50 < GOAL_ADDED_P50_MS;
+  const goalMetMcp = singleMcp.added.p50 < GOAL_ADDED_P50_MS;
   const summaries = Object.fromEntries(Object.entries(samples).map(([side, list]) => [side, summary(list)]));
 
   console.log(`\nlatency per side, ms (${input.rounds} rounds, sides alternating)`);
@@ -122,6 +145,7 @@ function report(input: {
     );
   }
   console.log(`\ngoal added p50 < ${GOAL_ADDED_P50_MS} ms for one call: ${goalMet ? 'met' : 'NOT met'} (${round(single.added.p50)} ms)`);
+  console.log(`same goal over MCP: ${goalMetMcp ? 'met' : 'NOT met'} (${round(singleMcp.added.p50)} ms)`);
 
   return {
     benchmark: name,
@@ -131,7 +155,7 @@ function report(input: {
     sides: summaries,
     comparisons,
     temporalPhasesByBatchSize: timelines,
-    goal: { addedP50BelowMs: GOAL_ADDED_P50_MS, met: goalMet },
+    goal: { addedP50BelowMs: GOAL_ADDED_P50_MS, met: goalMet, metOverMcp: goalMetMcp },
     samples,
   };
 }

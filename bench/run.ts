@@ -1,12 +1,15 @@
+import { loadavg } from 'node:os';
 import * as connectionWait from './connection-wait.js';
 import * as executeOverhead from './execute-overhead.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { writeResults } from './lib/results.js';
+import * as parkedWaits from './parked-waits.js';
+import * as refreshStorm from './refresh-storm.js';
 import * as search from './search.js';
 import * as throughput from './throughput.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, throughput, search];
+const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, throughput, parkedWaits, refreshStorm, search];
 
 /**
  * `npm run bench` runs every benchmark one after another (they would skew each other's timings
@@ -23,9 +26,14 @@ async function main(filters: string[]): Promise<number> {
   for (const benchmark of selected) {
     if (stopRequested) return 130;
     const started = performance.now();
+    // Others may share the machine: each benchmark's output and JSON carry the load around it.
+    const loadAtStart = loadAverage();
+    console.log(`${benchmark.name}: load average at start ${loadAtStart.join(' ')} (1/5/15 min)`);
     try {
       const data = await benchmark.run();
-      const path = writeResults(benchmark.name, data);
+      const loadAtEnd = loadAverage();
+      console.log(`${benchmark.name}: load average at end ${loadAtEnd.join(' ')} (1/5/15 min)`);
+      const path = writeResults(benchmark.name, { ...data, loadAverage: { start: loadAtStart, end: loadAtEnd } });
       console.log(`${benchmark.name}: done in ${((performance.now() - started) / 1000).toFixed(1)} s, results in ${path}\n`);
     } catch (err) {
       failures++;
@@ -36,6 +44,9 @@ async function main(filters: string[]): Promise<number> {
   if (stopRequested) return 130;
   return failures ? 1 : 0;
 }
+
+/** The 1, 5 and 15 minute load averages (as /proc/loadavg has them), two decimals. */
+const loadAverage = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 // The running benchmark's environment stops it and cleans up on Ctrl-C; this only keeps the
 // next one from starting.

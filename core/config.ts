@@ -128,7 +128,10 @@ export const baseEnvSchema = z.object({
   /** Remote Switchboard instances merged into connections_search / connections_execute. */
   SWITCHBOARD_SOURCES: sources,
   /** This instance's name as a source, when SWITCHBOARD_SOURCES is set. */
-  SOURCE_NAME: z.string().regex(/^[a-z0-9][a-z0-9-]{0,30}$/).default('local'),
+  SOURCE_NAME: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,30}$/)
+    .default('local'),
   /** How long a search waits for a remote source before listing it as unavailable. */
   SOURCE_TIMEOUT_MS: positiveInt.default(5000),
   /** A worker run on its own (`npm run worker`) serves /metrics on this port when set. */

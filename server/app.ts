@@ -94,8 +94,22 @@ export function createApp(ctx: ServiceContext): express.Express {
     if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON body' });
     if (e.type === 'entity.too.large') return res.status(413).json({ error: 'Request body too large' });
     if (e.status && e.status >= 400 && e.status < 500) return res.status(e.status).json({ error: e.message ?? 'Bad request' });
+    if (isDatabaseUnavailable(err)) {
+      ctx.logger.warn({ err: (err as Error).message, path: req.path }, 'database unavailable');
+      return res.status(503).json({ error: 'The database is unavailable right now; try again shortly' });
+    }
     ctx.logger.error({ err, path: req.path }, 'unhandled error');
     res.status(500).json({ error: 'Internal error; the server logged the details' });
   });
   return app;
+}
+
+/**
+ * Postgres down, restarting or unreachable (SQLSTATE class 08 connection exception or 57P operator
+ * intervention, a refused or reset socket, the pool's connect timeout): the caller's to retry, a 503.
+ */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && (/^(08|57P0)/.test(e.code) || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET')) return true;
+  return typeof e?.message === 'string' && /^(Connection terminated|timeout exceeded when trying to connect)/.test(e.message);
 }

@@ -213,6 +213,9 @@ export async function saveConnectedAccount(
   keyring: Keyring,
   input: NewAccount & { credential: StoredCredential },
 ): Promise<Account> {
+  // Callers run this in a transaction: concurrent completions for one owner and integration
+  // queue here, so they neither both become the default nor both insert one external account.
+  await lockOwnerIntegration(db, input);
   if (input.externalId) {
     const { rows } = await db.query(
       `SELECT id FROM accounts WHERE tenant_id = $1 AND owner_user_id IS NOT DISTINCT FROM $2 AND integration = $3 AND external_id = $4`,

@@ -42,6 +42,8 @@ export interface BenchStackOptions {
   github: boolean;
   /** Start Switchboard's worker (default true); HTTP-only benchmarks do without. */
   worker?: boolean;
+  /** More environment for Switchboard (an OAuth client of the benchmark's own, say). */
+  env?: Record<string, string>;
 }
 
 export async function withBenchStack<T>(options: BenchStackOptions, body: (run: BenchRun) => Promise<T>): Promise<T> {
@@ -52,7 +54,7 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
   let apis: FakeApis | undefined;
   let stack: Stack | undefined;
   try {
-    const env: Record<string, string> = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000' };
+    const env: Record<string, string> = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000', ...options.env };
     if (options.github) {
       auth = await startAuthServer([GITHUB_CLIENT], { accessTokenTtlSec: TOKEN_TTL_SEC });
       const tokenAuth = auth;
@@ -101,7 +103,7 @@ async function connectGithub(stack: Stack, user: TestUser, auth: TestAuthServer,
  * Closes the stack, bounded in time, reporting rather than throwing so the rest of the teardown
  * still runs. After Ctrl-C the worker may already have stopped by itself; shutting it down again throws.
  */
-async function closeStack(stack: Stack): Promise<void> {
+export async function closeStack(stack: Stack): Promise<void> {
   const close = async () => {
     if (stack.worker && stack.worker.getState() !== 'RUNNING') {
       await stack.workerRun?.catch(() => {});

@@ -10,6 +10,8 @@ import type { ServiceContext } from '../context.js';
 
 /** How long the caller waits past the batch's own worst case before being told to collect later. */
 const COLLECT_GRACE_MS = 30_000;
+/** Starting the batch is one short RPC: bounded on its own, so an unreachable Temporal answers 503 promptly. */
+export const START_TIMEOUT_MS = 5_000;
 
 /**
  * Runs calls (qualified names) as one tool-batch workflow and answers the outcomes,
@@ -43,18 +45,20 @@ export async function runToolBatch(
     return await ctx.temporal.withDeadline(deadline, async () => {
       let handle: WorkflowHandle<typeof toolBatchWorkflow>;
       try {
-        handle = await ctx.temporal.workflow.start(toolBatchWorkflow, {
-          workflowId,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [input],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          typedSearchAttributes: [
-            { key: SA.tenant, value: caller.tenantId },
-            { key: SA.user, value: caller.userId },
-            { key: SA.tool, value: tools },
-          ],
-        });
+        const start = () =>
+          ctx.temporal.workflow.start(toolBatchWorkflow, {
+            workflowId,
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            args: [input],
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            typedSearchAttributes: [
+              { key: SA.tenant, value: caller.tenantId },
+              { key: SA.user, value: caller.userId },
+              { key: SA.tool, value: tools },
+            ],
+          });
+        handle = await ctx.temporal.withDeadline(Date.now() + START_TIMEOUT_MS, start);
       } catch (err) {
         // A finished batch with this request id: read its recorded results.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -6,6 +6,7 @@ import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import type { Caller } from '../../store/api-keys.js';
 import { connectionWorkflow } from '../../workflows/connection.js';
 import type { ServiceContext } from '../context.js';
+import { START_TIMEOUT_MS } from '../execution/run-batch.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const connectInput = z
@@ -32,12 +33,17 @@ export async function startConnection(
 ): Promise<ConnectResult> {
   const prepared = await prepareConnection(ctx, caller, integration, options);
   try {
-    await ctx.temporal.workflow.start(connectionWorkflow, {
-      workflowId: connectionWorkflowId(prepared.connectionId),
-      taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
-      args: [{ attemptId: prepared.connectionId, tenantId: caller.tenantId, userId: caller.userId, integration, ttlSec: prepared.ttlSec }],
-      typedSearchAttributes: connectionSearchAttributes(caller, integration),
-    });
+    // Bounded, so an unreachable Temporal answers 503 promptly instead of after the client's retries.
+    await ctx.temporal.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
+      ctx.temporal.workflow.start(connectionWorkflow, {
+        workflowId: connectionWorkflowId(prepared.connectionId),
+        taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
+        args: [
+          { attemptId: prepared.connectionId, tenantId: caller.tenantId, userId: caller.userId, integration, ttlSec: prepared.ttlSec },
+        ],
+        typedSearchAttributes: connectionSearchAttributes(caller, integration),
+      }),
+    );
   } catch (err) {
     await ctx.pool.query('DELETE FROM connection_attempts WHERE id = $1', [prepared.connectionId]);
     ctx.logger.error({ err: (err as Error).message, integration }, 'could not start the connection workflow');

@@ -228,7 +228,7 @@ describe('browser', () => {
           BROWSER_ALLOWED_HOSTS: `127.0.0.1:${site.port}`,
           BROWSER_PAGE_TIMEOUT_MS: '20000',
           BROWSER_MAX_PAGE_BYTES: String(1024 * 1024),
-          CONNECTIONS_TOOL_TIMEOUT_MS: '20000',
+          CONNECTIONS_TOOL_TIMEOUT_MS: '40000',
         },
       }),
       launchBrowser(),

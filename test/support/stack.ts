@@ -140,12 +140,26 @@ export async function createTestUser(stack: Stack, input: { tenantId?: string; e
  * Switchboard's worker as a separate OS process (`bin/worker.ts`), so a test can SIGKILL it
  * mid-run the way a crash would, and start a new one.
  */
-export async function spawnWorkerProcess(stack: Stack): Promise<import('node:child_process').ChildProcess> {
+export function spawnWorkerProcess(stack: Stack): Promise<import('node:child_process').ChildProcess> {
+  return spawnBin(stack, 'bin/worker.ts', 'worker running');
+}
+
+/** The HTTP server as a separate OS process (`bin/server.ts`) on `port`, so a test can SIGKILL it mid-request. */
+export function spawnServerProcess(stack: Stack, port: number): Promise<import('node:child_process').ChildProcess> {
+  return spawnBin(stack, 'bin/server.ts', 'HTTP server listening', { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+}
+
+async function spawnBin(
+  stack: Stack,
+  entry: string,
+  ready: string,
+  env: Record<string, string> = {},
+): Promise<import('node:child_process').ChildProcess> {
   const { spawn } = await import('node:child_process');
   const root = new URL('../..', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: root,
-    env: { ...process.env, ...stack.env, LOG_LEVEL: 'info' },
+    env: { ...process.env, ...stack.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -157,11 +171,11 @@ export async function spawnWorkerProcess(stack: Stack): Promise<import('node:chi
       const lines = (partial + d.toString()).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) stack.logs.lines.push(`${line}\n`);
-      if (output.includes('worker running')) resolve();
+      if (output.includes(ready)) resolve();
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before running:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before running:\n${output}`)));
   });
   return child;
 }

@@ -1,0 +1,218 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowUpdateStage } from '@temporalio/client';
+import { WAIT_TIMEOUT_MAX_SEC } from '../core/connection.js';
+import { connectionWorkflowId } from '../core/ids.js';
+import { freePort } from '../test/support/ports.js';
+import { spawnWorkerProcess } from '../test/support/stack.js';
+import { waitForConnectionUpdate } from '../workflows/connection.js';
+import { round } from './lib/alternate.js';
+import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
+import { mapWithConcurrency } from './lib/concurrency.js';
+import { cpuSince, cpuSnapshot } from './lib/cpu.js';
+import { callTool } from './lib/http.js';
+import { positiveIntFromEnv } from './lib/settings.js';
+import { formatTable } from './lib/stats.js';
+
+/**
+ * What pending connection waits cost the worker while nothing happens: one worker process of its
+ * own (bin/worker.ts), and at each level of BENCH_PARKED_LEVELS that many connection attempts,
+ * each started with `connect` (record + connection workflow) and holding one accepted
+ * `waitForConnection` Update — what `wait_for_connection` leaves in the workflow while the user
+ * has not finished the OAuth flow. The Updates are started straight from the Temporal client and
+ * the client returns once the workflow accepted them, so no HTTP request per wait stays open here
+ * (the server's side of those would sit in this process, not the worker). At each level, after a
+ * settle pause, the worker's CPU over IDLE_SEC and its RSS and V8 heap (its /metrics) are read.
+ * Goal (issue): idle CPU near zero, memory flat as the count grows.
+ */
+export const name = 'parked-waits';
+
+const DEFAULT_LEVELS = [1_000, 2_500, 5_000];
+/** Attempts created at once; modest, so creation does not starve the machine. */
+const CREATE_CONCURRENCY = 16;
+/** After creating a level, before measuring: the last workflow tasks and a GC settle. */
+const SETTLE_SEC = 5;
+/** Steady-state window over which CPU is measured. */
+const IDLE_SEC = 10;
+/** Every Update waits this long (the most wait_for_connection allows); the run must end sooner. */
+const WAIT_TIMEOUT_SEC = WAIT_TIMEOUT_MAX_SEC;
+const USER_HZ_MS = 10;
+
+interface Level {
+  pendingWaits: number;
+  /** Seconds it took to create this level's new waits, and their rate. */
+  createSec: number;
+  createdPerSec: number;
+  /** Seconds since the first wait was created (each wait ends after WAIT_TIMEOUT_SEC). */
+  sinceFirstWaitSec: number;
+  /** Worker CPU over the idle window as a share of one core, %. */
+  workerCpuPct: number;
+  temporalCpuPct: number;
+  machineBusyPct?: number;
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  runningWorkflows?: number;
+}
+
+export async function run(): Promise<object> {
+  const levels = levelsFromEnv();
+  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', WAIT_TIMEOUT_SEC);
+  const startedAt = new Date();
+  console.log(
+    `${name}: ${levels.join(', ')} pending waits (BENCH_PARKED_LEVELS), created ${CREATE_CONCURRENCY} at a time, ` +
+      `${IDLE_SEC} s idle window each, deadline ${timeoutSec} s`,
+  );
+  const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
+  return withBenchStack({ name, timeoutSec, github: false, worker: false, env }, async (bench) => {
+    const metricsPort = await freePort();
+    const worker = await spawnWorkerProcess({ ...bench.stack, env: { ...bench.stack.env, WORKER_METRICS_PORT: String(metricsPort) } });
+    try {
+      const measured: Level[] = [];
+      const idleAt = (pendingWaits: number, createSec: number, firstAt: number) =>
+        measureIdle(bench, worker, metricsPort, { pendingWaits, createSec, firstAt });
+      await sleep(SETTLE_SEC * 1000, undefined, { signal: bench.signal });
+      measured.push(await idleAt(0, 0, performance.now()));
+      console.log(`  0 pending waits: worker ${measured[0].workerCpuPct}% CPU, RSS ${measured[0].rssMb} MB`);
+      let created = 0;
+      let firstAt = 0;
+      for (const level of levels) {
+        const started = performance.now();
+        firstAt ||= started;
+        await mapWithConcurrency(range(level - created), CREATE_CONCURRENCY, () => park(bench));
+        const createSec = (performance.now() - started) / 1000;
+        created = level;
+        await sleep(SETTLE_SEC * 1000, undefined, { signal: bench.signal });
+        const l = await idleAt(level, createSec, firstAt);
+        measured.push(l);
+        console.log(`  ${level} pending waits (created in ${round(createSec, 1)} s): worker ${l.workerCpuPct}% CPU, RSS ${l.rssMb} MB`);
+      }
+      return report({ startedAt, levels, measured });
+    } finally {
+      await stopProcess(worker);
+    }
+  });
+}
+
+function levelsFromEnv(): number[] {
+  const raw = process.env.BENCH_PARKED_LEVELS;
+  if (!raw) return DEFAULT_LEVELS;
+  const levels = raw.split(',').map((x) => Number(x.trim()));
+  if (levels.some((x) => !Number.isInteger(x) || x <= 0) || levels.some((x, i) => i > 0 && x <= levels[i - 1])) {
+    throw new Error(`BENCH_PARKED_LEVELS must be ascending positive integers separated by commas, got "${raw}"`);
+  }
+  return levels;
+}
+
+/** One pending wait: `connect`, then a waitForConnection Update the workflow has accepted. */
+async function park({ stack, user, signal }: BenchRun): Promise<void> {
+  const connect = await callTool(stack.baseUrl, user.apiKey, 'connect', { integration: 'github' }, AbortSignal.any([signal]));
+  if (connect.status !== 200) throw new Error(`connect answered ${connect.status}: ${JSON.stringify(connect.body)}`);
+  const handle = stack.services.temporal.workflow.getHandle(connectionWorkflowId(connect.body.connectionId));
+  await handle.startUpdate(waitForConnectionUpdate, {
+    args: [{ timeoutSec: WAIT_TIMEOUT_SEC }],
+    waitForStage: WorkflowUpdateStage.ACCEPTED,
+  });
+}
+
+async function measureIdle(
+  { stack, signal }: BenchRun,
+  worker: ChildProcess,
+  metricsPort: number,
+  at: { pendingWaits: number; createSec: number; firstAt: number },
+): Promise<Level> {
+  const workerStart = processCpuMs(worker.pid!);
+  const start = cpuSnapshot();
+  await sleep(IDLE_SEC * 1000, undefined, { signal });
+  const workerMs = processCpuMs(worker.pid!) - workerStart;
+  const used = cpuSince(start);
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.any([signal]) })).text();
+  const metric = (key: string) => Number(new RegExp(`^switchboard_${key} (\\S+)`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+  const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
+  const { config, temporal } = stack.services;
+  const runningWorkflows = await temporal.workflow
+    .count(`TaskQueue = '${config.TEMPORAL_TASK_QUEUE}' AND ExecutionStatus = 'Running'`)
+    .then((c) => c.count)
+    .catch(() => undefined);
+  return {
+    pendingWaits: at.pendingWaits,
+    createSec: round(at.createSec, 1),
+    createdPerSec: at.createSec ? round(at.pendingWaits / at.createSec, 1) : 0,
+    sinceFirstWaitSec: round((performance.now() - at.firstAt) / 1000, 0),
+    workerCpuPct: round((workerMs / (IDLE_SEC * 1000)) * 100, 2),
+    temporalCpuPct: round(((used.childrenMs.temporal ?? 0) / (IDLE_SEC * 1000)) * 100, 2),
+    machineBusyPct: used.machineBusy === undefined ? undefined : round(used.machineBusy * 100, 1),
+    rssMb: mb(metric('process_resident_memory_bytes')),
+    heapUsedMb: mb(metric('nodejs_heap_size_used_bytes')),
+    heapTotalMb: mb(metric('nodejs_heap_size_total_bytes')),
+    runningWorkflows,
+  };
+}
+
+/** utime + stime of one process in ms, from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * USER_HZ_MS;
+}
+
+/** SIGTERM (the worker drains), then SIGKILL if it has not exited within 15 s. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function report(input: { startedAt: Date; levels: number[]; measured: Level[] }) {
+  const { measured } = input;
+  console.log(`\nworker process at rest, ${IDLE_SEC} s window after each level (CPU as % of one core)`);
+  console.log(
+    formatTable(
+      measured.map((l) => ({
+        'pending waits': l.pendingWaits,
+        'created in s': l.createSec,
+        'worker CPU %': l.workerCpuPct,
+        'temporal CPU %': l.temporalCpuPct,
+        'machine busy %': l.machineBusyPct ?? '-',
+        'RSS MB': l.rssMb,
+        'heap used MB': l.heapUsedMb,
+        'heap total MB': l.heapTotalMb,
+        'running workflows': l.runningWorkflows ?? '-',
+      })),
+    ),
+  );
+  const idle = measured[0];
+  const top = measured[measured.length - 1];
+  const rssGrowth = top.rssMb - idle.rssMb;
+  const perWaitKb = top.pendingWaits ? round(((top.rssMb - idle.rssMb) * 1024) / top.pendingWaits, 2) : 0;
+  const cpuNearZero = measured.every((l) => l.workerCpuPct < 2);
+  console.log(
+    `\nRSS ${idle.rssMb} MB with none → ${top.rssMb} MB with ${top.pendingWaits} (${round(rssGrowth, 1)} MB, ${perWaitKb} KB per wait)`,
+  );
+  console.log(`goal idle worker CPU near zero (< 2% of a core at every level): ${cpuNearZero ? 'met' : 'NOT met'}`);
+  return {
+    benchmark: name,
+    startedAt: input.startedAt.toISOString(),
+    parameters: {
+      levels: input.levels,
+      createConcurrency: CREATE_CONCURRENCY,
+      settleSec: SETTLE_SEC,
+      idleSec: IDLE_SEC,
+      waitTimeoutSec: WAIT_TIMEOUT_SEC,
+      what: 'connect + one accepted waitForConnection Update per attempt, separate worker process',
+    },
+    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    levels: measured,
+    rssGrowthMb: rssGrowth,
+    rssPerWaitKb: perWaitKb,
+    goal: { idleWorkerCpuBelowPct: 2, met: cpuNearZero },
+  };
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);

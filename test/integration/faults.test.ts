@@ -1,0 +1,224 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeConnection } from '../../server/connections/complete-connection.js';
+import { insertAccount } from '../../store/accounts.js';
+import { getAttempt } from '../../store/connection-attempts.js';
+import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { createTestUser, type Stack, spawnServerProcess, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
+import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { freePort } from '../support/ports.js';
+
+// Crashes of Switchboard's own processes (SIGKILL, no shutdown) while work is in flight.
+
+const github = {
+  clientId: 'gh-faults',
+  clientSecret: 'gh-faults-secret-0123456789',
+  redirectUris: ['http://127.0.0.1/cb'],
+};
+/** Every write below creates an issue here, titled after the call, so the fake's state counts hits per call. */
+const ISSUES_PATH = '/github/repos/octocat/hello-world/issues';
+
+let auth: TestAuthServer;
+let apis: FakeApis;
+let stack: Stack;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  auth = await startAuthServer([github]);
+  apis = await startFakeApis((token) => auth.subjectOf(token));
+  stack = await startStack({ worker: false, env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` } });
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await stack?.close();
+  await apis?.close();
+  await auth?.close();
+});
+
+async function spawnWorker(): Promise<ChildProcess> {
+  const child = await spawnWorkerProcess(stack);
+  children.push(child);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function connectedUser(login: string): Promise<TestUser> {
+  const user = await createTestUser(stack);
+  const tokens = await auth.issueTokens(login, github.clientId);
+  await insertAccount(stack.services.pool, stack.services.keyring, {
+    tenantId: user.user.tenantId,
+    ownerUserId: user.user.id,
+    integration: 'github',
+    label: login,
+    grantedScopes: ['repo', 'read:user'],
+    accessExpiresAt: new Date(Date.now() + 3600_000),
+    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
+  });
+  return user;
+}
+
+const issueRequests = () => apis.requests.filter((r) => r.method === 'POST' && r.path === ISSUES_PATH).length;
+const issuesTitled = (title: string) => apis.state.github.repos.get('octocat/hello-world')!.issues.filter((i) => i.title === title).length;
+
+async function until(what: () => string, ok: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('process crashes', () => {
+  it('Worker killed with SIGKILL while 50 tool calls are in flight and 100 waits are pending; a new worker starts: every wait ends right, no tool call reaches the service twice, every call has exactly one audit row', async () => {
+    const started = Date.now();
+    const first = await spawnWorker();
+    const writer = await connectedUser('faults-gh');
+    const waiters = await Promise.all(Array.from({ length: 10 }, () => createTestUser(stack)));
+
+    // 100 pending connection attempts over ten users: even ones will be completed, odd ones time out.
+    const attempts = await Promise.all(
+      Array.from({ length: 100 }, async (_, i) => {
+        const user = waiters[i % waiters.length];
+        const { status, body } = await user.call('connect', { integration: 'github' });
+        expect(status, JSON.stringify(body)).toBe(200);
+        return { user, connectionId: body.connectionId as string, completes: i % 2 === 0 };
+      }),
+    );
+    const waits = attempts.map(({ user, connectionId, completes }) =>
+      user.call('wait_for_connection', { connectionId, timeoutSec: completes ? 120 : 8 }).then(
+        (r) => r.body,
+        (err: Error) => ({ error: err.message }),
+      ),
+    );
+
+    // 50 writes, each its own batch, held by the fake service long enough to all be in flight at the kill.
+    console.log(`worker crash: worker, users and 100 waits set up at ${Date.now() - started} ms`);
+    apis.behave.set(ISSUES_PATH, { delayMs: 10_000 });
+    const before = issueRequests();
+    const calls = Array.from({ length: 50 }, (_, i) =>
+      writer
+        .call('connections_execute', {
+          name: 'github__create_issue',
+          arguments: { owner: 'octocat', repo: 'hello-world', title: `fault-${i}` },
+        })
+        .then(
+          (r) => r.body,
+          (err: Error) => ({ error: err.message }),
+        ),
+    );
+    await until(
+      () => `all 50 calls to reach the fake service (${issueRequests() - before} did)`,
+      () => issueRequests() - before >= 50,
+      60_000,
+    );
+
+    console.log(`worker crash: calls in flight at ${Date.now() - started} ms`);
+    await kill(first);
+    await spawnWorker();
+    console.log(`worker crash: new worker up at ${Date.now() - started} ms`);
+    apis.behave.delete(ISSUES_PATH);
+
+    // Complete half of the attempts the way the OAuth callback does.
+    await Promise.all(
+      attempts
+        .filter((a) => a.completes)
+        .map(async ({ connectionId }, i) => {
+          const attempt = await getAttempt(stack.services.pool, connectionId);
+          const saved = await completeConnection(stack.services, attempt!, {
+            label: `faults-${i}`,
+            credential: { type: 'oauth2', accessToken: `access-${i}`, refreshToken: `refresh-${i}` },
+          });
+          expect(saved).toBeDefined();
+        }),
+    );
+
+    const answers = await Promise.all(waits);
+    const wrong = answers
+      .map((answer, i) => ({ answer, expected: attempts[i].completes ? 'CONNECTED' : 'TIMEOUT' }))
+      .filter(({ answer, expected }) => answer.status !== expected);
+    expect(wrong, JSON.stringify(wrong.slice(0, 5))).toEqual([]);
+
+    const outcomes = await Promise.all(calls);
+    const unexpected = outcomes.filter(
+      (o) => !o.ok && !(o.error?.code === 'tool_failed' && /interrupted; its outcome is unknown/.test(o.error.message)),
+    );
+    expect(unexpected, JSON.stringify(unexpected.slice(0, 3))).toEqual([]);
+
+    // No call reached the service twice. The fake finishes the held requests (creating their issues) even though their
+    // caller is gone.
+    const created = () => apis.state.github.repos.get('octocat/hello-world')!.issues.filter((i) => i.title.startsWith('fault-')).length;
+    await until(
+      () => `the held requests to finish (${created()} did)`,
+      () => created() >= 50,
+      20_000,
+    );
+    expect(issueRequests() - before).toBe(50);
+    for (let i = 0; i < 50; i++) expect(issuesTitled(`fault-${i}`), `fault-${i}`).toBe(1);
+
+    const { rows } = await stack.services.pool.query(
+      `SELECT call_key, count(*)::int AS n FROM audit_log WHERE actor_user_id = $1 GROUP BY call_key`,
+      [writer.user.id],
+    );
+    expect(rows.filter((r) => r.call_key === null || r.n !== 1)).toEqual([]);
+    expect(rows.length).toBe(50);
+    console.log(
+      `worker crash: ${outcomes.filter((o) => o.ok).length} ok, ${outcomes.length - outcomes.filter((o) => o.ok).length} outcome unknown; ${Date.now() - started} ms`,
+    );
+  }, 180_000);
+
+  it("HTTP server killed mid-request: the agent's retry with the same request id gets the recorded result", async () => {
+    const started = Date.now();
+    const mark = (what: string) => console.log(`server crash: ${what} at ${Date.now() - started} ms`);
+    if (!children.some((c) => c.exitCode === null && c.signalCode === null)) await spawnWorker();
+    const agent = await connectedUser('faults-retry-gh');
+    const port = await freePort();
+    const send = (body: unknown) =>
+      fetch(`http://127.0.0.1:${port}/v1/tools/execute_tools`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agent.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const request = {
+      executions: [{ tool: 'github_create_issue', args: { owner: 'octocat', repo: 'hello-world', title: 'retry-R' } }],
+      requestId: 'R',
+    };
+
+    const server = await spawnServerProcess(stack, port);
+    children.push(server);
+    apis.behave.set(ISSUES_PATH, { delayMs: 2000 });
+    const before = issueRequests();
+    const open = send(request).then(
+      (res) => ({ status: res.status }),
+      (err: Error) => ({ error: err.message }),
+    );
+    await until(
+      () => 'the call to reach the fake service',
+      () => issueRequests() - before >= 1,
+      20_000,
+    );
+    mark('call in flight');
+    await kill(server);
+    expect(await open).toHaveProperty('error');
+    apis.behave.delete(ISSUES_PATH);
+
+    children.push(await spawnServerProcess(stack, port));
+    mark('new server up');
+    const retry = await send(request);
+    expect(retry.status).toBe(200);
+    const body = await retry.json();
+    expect(body.results).toHaveLength(1);
+    expect(body.results[0]).toMatchObject({ result: { title: 'retry-R' } });
+    // And again: the same recorded answer.
+    expect(await (await send(request)).json()).toEqual(body);
+    expect(issueRequests() - before).toBe(1);
+    expect(issuesTitled('retry-R')).toBe(1);
+    mark('done');
+  }, 120_000);
+});
