@@ -214,6 +214,25 @@ describe('replay', () => {
     }
   });
 
+  it('npm run replay fetches a live history and prints a verdict', async () => {
+    const { execFile } = await import('node:child_process');
+    const [batch] = (await rawHistories()).filter((h) => h.workflowId.startsWith('tool-batch-'));
+    const run = (workflowId: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'bin/replay.ts', workflowId],
+          { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, ...stack.env } },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const [good, missing] = await Promise.all([run(batch.workflowId), run('tool-batch-does-not-exist')]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain(`✔ ${batch.workflowId}: replays deterministically`);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^replay: /);
+  });
+
   it('replays every recorded fixture in test/fixtures/histories', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(4);

@@ -37,12 +37,16 @@
       body: JSON.stringify(body || {}),
     });
 
-  const gone = () =>
+  const endedElsewhere = () =>
     ended(
       'Sign-in ended',
       'This sign-in browser is closed (finished, cancelled or timed out). Open the connect link again to start over.',
       'bad',
     );
+  // Polls that find the session gone say so, unless this page ended it itself (Cancel).
+  const gone = () => {
+    if (running) endedElsewhere();
+  };
 
   // Inputs go one after another, in the order the human made them.
   let queue = Promise.resolve();
@@ -170,10 +174,11 @@
   });
   cancelButton.addEventListener('click', async () => {
     flush();
+    running = false;
     const res = await post('cancel').catch(() => undefined);
     if (res?.ok) {
       const body = await res.json();
       ended(body.title, body.message, 'info');
-    } else gone();
+    } else endedElsewhere();
   });
 })();
