@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAccount } from '../../store/accounts.js';
 import { launchBrowser } from '../support/browser.js';
+import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
@@ -39,16 +39,7 @@ afterAll(async () => {
 });
 
 async function connect(user: TestUser, login: string, options: { tenantScoped?: boolean; sharingRoles?: string[] } = {}) {
-  const tokens = await auth.issueTokens(login, github.clientId);
-  const account = await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: options.tenantScoped ? null : user.user.id,
-    integration: 'github',
-    label: login,
-    sharingRoles: options.sharingRoles,
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-  });
-  return { account, tokens };
+  return connectGithubAccount(stack, auth, github.clientId, user, login, options);
 }
 
 describe('list_connections', () => {

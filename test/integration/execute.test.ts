@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAccount } from '../../store/accounts.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount, type GithubAccountOptions } from '../support/github-account.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
@@ -39,25 +39,8 @@ afterAll(async () => {
   await auth?.close();
 });
 
-/** Stores a github account for `user` whose token the test authorization server really issued. */
-async function connectGithub(
-  user: TestUser,
-  login: string,
-  options: { label?: string; tenantScoped?: boolean; sharingRoles?: string[]; expired?: boolean; scopes?: string[] } = {},
-) {
-  const tokens = await auth.issueTokens(login, github.clientId);
-  const account = await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: options.tenantScoped ? null : user.user.id,
-    integration: 'github',
-    label: options.label ?? login,
-    sharingRoles: options.sharingRoles,
-    grantedScopes: options.scopes ?? ['repo', 'read:user'],
-    accessExpiresAt: options.expired ? new Date(Date.now() - 1000) : new Date(Date.now() + 3600_000),
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-  });
-  return { account, tokens };
-}
+const connectGithub = (user: TestUser, login: string, options: GithubAccountOptions = {}) =>
+  connectGithubAccount(stack, auth, github.clientId, user, login, options);
 
 const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
   user.call('connections_execute', { name, arguments: args, ...extra }).then((r) => r.body);

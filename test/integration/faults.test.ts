@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeConnection } from '../../server/connections/complete-connection.js';
-import { insertAccount } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, spawnServerProcess, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
@@ -51,16 +51,7 @@ async function kill(child: ChildProcess): Promise<void> {
 
 async function connectedUser(login: string): Promise<TestUser> {
   const user = await createTestUser(stack);
-  const tokens = await auth.issueTokens(login, github.clientId);
-  await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: user.user.id,
-    integration: 'github',
-    label: login,
-    grantedScopes: ['repo', 'read:user'],
-    accessExpiresAt: new Date(Date.now() + 3600_000),
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-  });
+  await connectGithubAccount(stack, auth, github.clientId, user, login);
   return user;
 }
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAccount } from '../../store/accounts.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, spawnWorkerProcess, startStack } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 
@@ -35,16 +35,7 @@ afterAll(async () => {
 describe('refresh storm across two worker processes', () => {
   it('100 concurrent calls on an expired rotating token: exactly one refresh reaches the server, all succeed', async () => {
     const user = await createTestUser(stack);
-    const tokens = await auth.issueTokens('storm-user', client.clientId);
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: user.user.tenantId,
-      ownerUserId: user.user.id,
-      integration: 'github',
-      label: 'storm',
-      grantedScopes: ['repo', 'read:user'],
-      accessExpiresAt: new Date(Date.now() - 1000),
-      credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-    });
+    await connectGithubAccount(stack, auth, client.clientId, user, 'storm-user', { label: 'storm', expired: true });
     const refreshes = auth.grants.refresh_token;
     const outcomes = await Promise.all(
       Array.from({ length: 100 }, () =>

@@ -4,8 +4,8 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DevServer, startDevServer } from '../../bin/support/temporal-dev-server.js';
-import { insertAccount } from '../../store/accounts.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, startStackOn, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
@@ -39,16 +39,7 @@ const stackEnv = () => ({
 });
 
 async function connectGithub(stack: Stack, user: TestUser, login: string) {
-  const tokens = await auth.issueTokens(login, github.clientId);
-  await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: user.user.id,
-    integration: 'github',
-    label: login,
-    grantedScopes: ['repo', 'read:user'],
-    accessExpiresAt: new Date(Date.now() + 3600_000),
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-  });
+  await connectGithubAccount(stack, auth, github.clientId, user, login);
 }
 
 async function request(stack: Stack, user: TestUser, tool: string, args: unknown, timeoutMs = 90_000) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAccount } from '../../store/accounts.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
@@ -15,15 +15,7 @@ let remoteUser: TestUser;
 let localUser: TestUser;
 
 async function connect(stack: Stack, user: TestUser, login: string) {
-  const tokens = await auth.issueTokens(login, github.clientId);
-  return insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: user.user.id,
-    integration: 'github',
-    label: login,
-    grantedScopes: ['repo', 'read:user'],
-    credential: { type: 'oauth2', ...tokens },
-  });
+  return (await connectGithubAccount(stack, auth, github.clientId, user, login)).account;
 }
 
 beforeAll(async () => {

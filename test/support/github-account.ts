@@ -1,0 +1,39 @@
+import { insertAccount } from '../../store/accounts.js';
+import type { TestAuthServer } from './oauth-server.js';
+import type { Stack, TestUser } from './stack.js';
+
+export interface GithubAccountOptions {
+  label?: string;
+  /** An organisation account (no owner) instead of the user's own. */
+  tenantScoped?: boolean;
+  sharingRoles?: string[];
+  /** Store the access token as already expired, so the first call refreshes it. */
+  expired?: boolean;
+  scopes?: string[];
+}
+
+/**
+ * Stores a GitHub account for `user` whose tokens the test authorization server really issued —
+ * what a completed connection leaves behind, without driving a browser.
+ */
+export async function connectGithubAccount(
+  stack: Stack,
+  auth: TestAuthServer,
+  clientId: string,
+  user: TestUser,
+  login: string,
+  options: GithubAccountOptions = {},
+) {
+  const tokens = await auth.issueTokens(login, clientId);
+  const account = await insertAccount(stack.services.pool, stack.services.keyring, {
+    tenantId: user.user.tenantId,
+    ownerUserId: options.tenantScoped ? null : user.user.id,
+    integration: 'github',
+    label: options.label ?? login,
+    sharingRoles: options.sharingRoles,
+    grantedScopes: options.scopes ?? ['repo', 'read:user'],
+    accessExpiresAt: options.expired ? new Date(Date.now() - 1000) : new Date(Date.now() + 3600_000),
+    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
+  });
+  return { account, tokens };
+}
