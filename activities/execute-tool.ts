@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { chooseAccount } from '../core/account-choice.js';
-import { failure, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
 import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../core/policy.js';
 import { limitResult, providerErrorText, redact } from '../core/result-limits.js';
 import { ProviderHttpError } from '../providers/http.js';
 import type { ToolEntry } from '../providers/registry.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { type Account, listUsableAccounts, setAccountStatus } from '../store/accounts.js';
-import { recordToolCall } from '../store/audit.js';
+import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import { getTenant } from '../store/tenants.js';
 import { getUser } from '../store/users.js';
@@ -25,6 +25,12 @@ export interface ExecuteToolInput {
   timeoutMs?: number;
   /** Default CONNECTIONS_TOOL_RESULT_MAX_BYTES. */
   maxResultBytes?: number;
+  /**
+   * Claim the call key (the audit row, no outcome yet) before anything reaches the service, and
+   * answer "outcome unknown" if it was claimed before. For a local activity, which Temporal runs
+   * again when the workflow task that ran it is lost; a normal activity with one attempt needs none.
+   */
+  claimFirst?: boolean;
 }
 
 interface CallAudit {
@@ -185,6 +191,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
   return {
     async executeToolCall(request: ExecuteToolInput): Promise<ToolOutcome> {
       const input = {
+        claimFirst: false,
         ...request,
         timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
         maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
@@ -193,9 +200,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       const audit: CallAudit = {};
       let outcome: ToolOutcome;
       // Heartbeats tell Temporal this worker is alive, so a crash is noticed within seconds.
-      const heartbeat = activityContext() && setInterval(() => activityContext()?.heartbeat(), 1000);
+      const heartbeat = activityContext()?.info.isLocal === false && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {
-        outcome = await run(input, audit);
+        const claimed = !input.claimFirst || (await claimToolCall(deps.pool, auditIdentity(input)));
+        outcome = claimed ? await run(input, audit) : outcomeUnknown(input.call.tool);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
@@ -204,16 +212,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       }
       const durationMs = performance.now() - started;
       await recordToolCall(deps.pool, {
-        callKey: input.callKey,
-        tenantId: input.tenantId,
-        actorUserId: input.userId,
+        ...auditIdentity(input),
         ownerUserId: audit.account?.scope === 'user' ? (audit.account.ownerUserId ?? null) : null,
         accountId: audit.account?.id ?? null,
-        tool: input.call.tool,
         outcome: outcome.ok ? 'ok' : 'error',
         errorCode: outcome.ok ? null : outcome.error.code,
         durationMs,
-        argNames: Object.keys(input.call.args ?? {}),
       });
       const label = outcome.ok ? 'ok' : outcome.error.code;
       const provider = deps.registry.toolByQualifiedName(input.call.tool)?.provider.manifest.name ?? 'unknown';
@@ -226,20 +230,25 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     /** The audit row of a call whose activity never reported (worker lost, deadline passed). */
     async recordLostToolCall(input: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
       await recordToolCall(deps.pool, {
-        callKey: input.callKey,
-        tenantId: input.tenantId,
-        actorUserId: input.userId,
+        ...auditIdentity(input),
         ownerUserId: null,
         accountId: null,
-        tool: input.call.tool,
         outcome: 'error',
         errorCode: input.errorCode,
         durationMs: 0,
-        argNames: Object.keys(input.call.args ?? {}),
       });
     },
   };
 }
+
+/** Who called which tool with which argument names: the part of the audit row known before the call. */
+const auditIdentity = (input: ExecuteToolInput): ToolCallClaim => ({
+  callKey: input.callKey,
+  tenantId: input.tenantId,
+  actorUserId: input.userId,
+  tool: input.call.tool,
+  argNames: Object.keys(input.call.args ?? {}),
+});
 
 /** The activity's context, or undefined when the function runs outside an activity (tests, tools). */
 function activityContext(): Context | undefined {

@@ -78,12 +78,13 @@ function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient) {
     });
     if (!outcome.ok) throw new Error(`the execute activity failed: ${JSON.stringify(outcome.error)}`);
   };
-  // The floor of Temporal itself on this machine: start a batch of no calls and wait for its result
-  // (one workflow task, no activity), straight from this process's client.
+  // The floor of Temporal itself on this machine: start a batch of no calls the way Switchboard
+  // starts one (eager start) and wait for its result (one workflow task), from this process's client.
   const emptyBatch = () =>
     stack.services.temporal.workflow.execute(toolBatchWorkflow, {
       workflowId: `bench-empty-batch-${randomUUID()}`,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
+      requestEagerStart: stack.services.eagerStart,
       args: [{ tenantId: user.user.tenantId, userId: user.user.id, calls: [], timeoutMs: 1_000, maxResultBytes: 1_024 }],
     });
   const listIntegrations = async () => {

@@ -136,6 +136,13 @@ export const baseEnvSchema = z.object({
   SOURCE_TIMEOUT_MS: positiveInt.default(5000),
   /** A worker run on its own (`npm run worker`) serves /metrics on this port when set. */
   WORKER_METRICS_PORT: port.optional(),
+  /**
+   * Running workflows a worker keeps in memory between their tasks. Parked connection waits
+   * beyond it are evicted and replayed from history when their callback comes, so a worker's
+   * memory stops growing here however many waits are pending. Keep it above the number of tool
+   * batches in flight at once.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: positiveInt.default(1000),
 
   CHROMIUM_PATH: optionalString,
   COOKIE_CAPTURE_TIMEOUT_SEC: positiveInt.default(600),

@@ -42,3 +42,12 @@ export const failure = (code: ToolErrorCode, message: string, extra: Omit<ToolFa
 
 /** At most this many calls of one batch run at once. */
 export const BATCH_CONCURRENCY = 8;
+
+/**
+ * The outcome of a call whose result never came back (its worker was lost, its time ran out, or
+ * it was cut off and re-run): it may or may not have reached the service, so it is not retried.
+ */
+export const outcomeUnknown = (tool: string, timedOut = false): ToolOutcome =>
+  timedOut
+    ? failure('timeout', `${tool} did not report within its deadline; its outcome is unknown, so check before retrying a write.`)
+    : failure('tool_failed', `${tool} was interrupted; its outcome is unknown, so check before retrying a write.`);

@@ -14,6 +14,12 @@ export interface ServiceContext {
   keyring: Keyring;
   registry: ProviderRegistry;
   temporal: Client;
+  /**
+   * The client is on a NativeConnection, so starts may ask for eager execution: when a worker
+   * for the task queue runs in this process, the first workflow task comes back in the start
+   * response instead of through a poll (Temporal drops the request when none does).
+   */
+  eagerStart?: boolean;
   logger: Logger;
   signer: TokenSigner;
   waiter: ConnectionWaiter;

@@ -15,12 +15,35 @@ export interface ToolCallAudit {
   argNames: string[];
 }
 
-/** Writes the call's audit row once; a second write of the same call key is ignored. */
+export type ToolCallClaim = Pick<ToolCallAudit, 'callKey' | 'tenantId' | 'actorUserId' | 'tool' | 'argNames'>;
+
+/**
+ * Claims a call key before the call may reach its service: the audit row, written with no
+ * outcome yet (a call in flight). False when the key was claimed before — this is a re-run of a
+ * call that may already have reached the service, so it must not run again.
+ */
+export async function claimToolCall(db: Queryable, claim: ToolCallClaim): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO audit_log (call_key, tenant_id, kind, actor_user_id, tool, arg_names)
+     VALUES ($1, $2, 'tool_call', $3, $4, $5)
+     ON CONFLICT (call_key) WHERE call_key IS NOT NULL DO NOTHING`,
+    [claim.callKey, claim.tenantId, claim.actorUserId, claim.tool, claim.argNames],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Writes the call's outcome once: a new row, or the outcome of a claimed one. A second write of
+ * the same call key is ignored.
+ */
 export async function recordToolCall(db: Queryable, row: ToolCallAudit): Promise<void> {
   await db.query(
     `INSERT INTO audit_log (call_key, tenant_id, kind, actor_user_id, owner_user_id, account_id, tool, outcome, error_code, duration_ms, arg_names)
      VALUES ($1, $2, 'tool_call', $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (call_key) WHERE call_key IS NOT NULL DO NOTHING`,
+     ON CONFLICT (call_key) WHERE call_key IS NOT NULL DO UPDATE
+       SET owner_user_id = EXCLUDED.owner_user_id, account_id = EXCLUDED.account_id, outcome = EXCLUDED.outcome,
+           error_code = EXCLUDED.error_code, duration_ms = EXCLUDED.duration_ms
+       WHERE audit_log.outcome IS NULL`,
     [
       row.callKey,
       row.tenantId,

@@ -1,14 +1,28 @@
 import { TimeoutType } from '@temporalio/common';
-import { ActivityFailure, proxyActivities, TimeoutFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  TimeoutFailure,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ExecuteActivities, ExecuteToolInput } from '../activities/execute-tool.js';
-import { BATCH_CONCURRENCY, failure, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { BATCH_CONCURRENCY, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
 import { SA } from '../core/search-attributes.js';
 
 /**
  * A batch of tool calls: one activity per call, at most eight at once, results index-aligned
  * with the request. One failure never aborts the others. Carries ids, tool names and
  * arguments — the activities look the credentials up.
+ *
+ * The calls run as local activities: in the worker that runs the batch's workflow task, with no
+ * trip through Temporal's task queues per call (see README "Performance"). Batches recorded
+ * before that change (no `local-tool-calls` marker in their history) replay with normal ones.
  */
+
+export const LOCAL_TOOL_CALLS_PATCH = 'local-tool-calls';
 
 /** A call as the batch carries it (kept as its own name so the batch's input can grow). */
 export type ToolBatchCall = ToolCallRequest;
@@ -29,11 +43,16 @@ export const HEARTBEAT_TIMEOUT = '5 seconds';
 export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutcome[]> {
   // A tool call never reaches a service twice: no automatic retries, even of reads. The
   // activity heartbeats, so a lost worker is noticed within seconds, not at the deadline.
-  const once = proxyActivities<ExecuteActivities>({
-    startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 1 },
-  });
+  // A local activity whose workflow task is lost (its worker died) runs again on the next one:
+  // `claimFirst` makes that re-run answer "outcome unknown" instead of reaching the service.
+  const local = patched(LOCAL_TOOL_CALLS_PATCH);
+  const once = local
+    ? proxyLocalActivities<ExecuteActivities>({ startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } })
+    : proxyActivities<ExecuteActivities>({
+        startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS,
+        heartbeatTimeout: HEARTBEAT_TIMEOUT,
+        retry: { maximumAttempts: 1 },
+      });
   const audit = proxyActivities<ExecuteActivities>({ startToCloseTimeout: '30 seconds' });
 
   const { workflowId } = workflowInfo();
@@ -48,6 +67,7 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
       call: { tool: call.tool, args: call.args, account: call.account },
       timeoutMs: input.timeoutMs,
       maxResultBytes: input.maxResultBytes,
+      ...(local && { claimFirst: true }),
     };
     try {
       return await once.executeToolCall(activityInput);
@@ -57,9 +77,7 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
       const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
       await audit.recordLostToolCall({ ...activityInput, errorCode: timedOut ? 'timeout' : 'tool_failed' });
-      return timedOut
-        ? failure('timeout', `${call.tool} did not report within its deadline; its outcome is unknown, so check before retrying a write.`)
-        : failure('tool_failed', `${call.tool} was interrupted; its outcome is unknown, so check before retrying a write.`);
+      return outcomeUnknown(call.tool, timedOut);
     }
   };
 

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -67,7 +67,7 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<P
 export const temporalAddress = (config: Config) => config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
 
 /** Registers Switchboard's search attributes on a server that lacks them (an existing cluster). */
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+export async function ensureSearchAttributes(connection: Pick<NativeConnection, 'operatorService'>, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = Object.values(SA).filter((key) => !(key.name in (existing.customAttributes ?? {})));
   if (!missing.length) return;
@@ -78,7 +78,11 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
 }
 
 export interface Services extends ServiceContext {
-  connection: Connection;
+  /**
+   * One native connection for the client and, in a process that runs one, the worker: Temporal
+   * then hands a new batch's first workflow task straight back to this process (eager start).
+   */
+  connection: NativeConnection;
   /** Built-in tools' notes store and browser (chromium starts on first use, stops in close). */
   toolServices: BuiltinServices;
   close(): Promise<void>;
@@ -87,7 +91,8 @@ export interface Services extends ServiceContext {
 export async function openServices(config: Config, logger = createLogger({ level: config.LOG_LEVEL })): Promise<Services> {
   const { keyring, signer } = requireSecrets(config);
   const pool = await prepareDatabase(config, logger);
-  const connection = await Connection.connect({ address: temporalAddress(config) });
+  await installTemporalRuntime(logger);
+  const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin({ keyring })] });
   const registry = ProviderRegistry.fromConfig(builtinProviders, config);
@@ -98,6 +103,7 @@ export async function openServices(config: Config, logger = createLogger({ level
     keyring,
     registry,
     temporal,
+    eagerStart: true,
     logger,
     signer,
     connection,
@@ -111,12 +117,14 @@ export async function openServices(config: Config, logger = createLogger({ level
   };
 }
 
-/** Creates Switchboard's worker on its own task queue. */
+/**
+ * Creates Switchboard's worker on its own task queue, on the services' connection (shared with
+ * their client, for eager workflow start). Shut it down before closing the services.
+ */
 export async function createWorker(services: Services, options: { workflowBundle?: WorkflowBundleOption } = {}): Promise<Worker> {
-  await installTemporalRuntime(services.logger);
-  const connection = await NativeConnection.connect({ address: temporalAddress(services.config) });
   const worker = await Worker.create({
-    connection,
+    connection: services.connection,
+    maxCachedWorkflows: services.config.WORKER_MAX_CACHED_WORKFLOWS,
     namespace: services.config.TEMPORAL_NAMESPACE,
     taskQueue: services.config.TEMPORAL_TASK_QUEUE,
     plugins: [new SwitchboardPlugin({ activityDeps: services, keyring: services.keyring, workflowBundle: options.workflowBundle })],
@@ -126,7 +134,11 @@ export async function createWorker(services: Services, options: { workflowBundle
 }
 
 let runtimeInstalled = false;
-/** Routes the Temporal Core runtime's logs through pino (warnings and up). Once per process. */
+/**
+ * Routes the Temporal SDK's logs, the native Core's included (its client retries, say), through
+ * pino (warnings and up), instead of Core printing them to the console itself. Once per process,
+ * before the first NativeConnection.
+ */
 export async function installTemporalRuntime(logger: Logger): Promise<void> {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
@@ -136,5 +148,6 @@ export async function installTemporalRuntime(logger: Logger): Promise<void> {
       const level = entry.level === 'ERROR' ? 'error' : 'warn';
       logger[level]({ temporal: entry.meta }, entry.message);
     }),
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
   });
 }

@@ -36,8 +36,12 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     options.namespace ?? 'default',
     '--log-level',
     'warn',
+    // Each saves a trip through the task queues: a new batch's first workflow task comes back in
+    // the start response; a workflow's normal activities come back in its task's completion.
     '--dynamic-config-value',
     'system.enableEagerWorkflowStart=true',
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     '--dynamic-config-value',
     'frontend.enableUpdateWorkflowExecution=true',
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((flag) => ['--search-attribute', flag]),

@@ -52,6 +52,7 @@ export async function runToolBatch(
             args: [input],
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
             workflowIdConflictPolicy: 'USE_EXISTING',
+            requestEagerStart: ctx.eagerStart,
             typedSearchAttributes: [
               { key: SA.tenant, value: caller.tenantId },
               { key: SA.user, value: caller.userId },

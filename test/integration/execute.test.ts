@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecuteActivities } from '../../activities/execute-tool.js';
+import { claimToolCall } from '../../store/audit.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount, type GithubAccountOptions } from '../support/github-account.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
@@ -341,6 +343,57 @@ describe('batches', () => {
     expect(apis.requests.filter((r) => r.subject === 'lee-gh').length - before).toBe(2);
     // Another user's identical requestId is a different batch.
     expect((await alice.call('execute_tools', request)).body.results[0]).toMatchObject({ error: 'NOT_CONNECTED' });
+  });
+});
+
+describe('local tool calls', () => {
+  it('a call re-run under the same call key (its workflow task was lost) answers outcome unknown and never reaches the service again', async () => {
+    const max = await createTestUser(stack);
+    await connectGithub(max, 'max-gh');
+    const activities = createExecuteActivities(stack.services);
+    const input = {
+      callKey: `tool-batch-lost-task#0`,
+      tenantId: max.user.tenantId,
+      userId: max.user.id,
+      call: { tool: 'github__create_issue', args: { owner: 'octocat', repo: 'hello-world', title: 'once' } },
+      claimFirst: true,
+    };
+    const hits = () => apis.requests.filter((r) => r.subject === 'max-gh').length;
+    const first = await activities.executeToolCall(input);
+    expect(first.ok).toBe(true);
+    expect(hits()).toBe(1);
+    const again = await activities.executeToolCall(input);
+    expect(again).toEqual({
+      ok: false,
+      error: {
+        code: 'tool_failed',
+        message: 'github__create_issue was interrupted; its outcome is unknown, so check before retrying a write.',
+      },
+    });
+    expect(hits()).toBe(1);
+    // One audit row, holding what really happened at the service.
+    const { rows } = await stack.services.pool.query(`SELECT outcome, error_code FROM audit_log WHERE call_key = $1`, [input.callKey]);
+    expect(rows).toEqual([{ outcome: 'ok', error_code: null }]);
+  });
+
+  it('a claimed call whose worker died before it reported gets its outcome-unknown audit row on the re-run', async () => {
+    const noa = await createTestUser(stack);
+    await connectGithub(noa, 'noa-gh');
+    const callKey = 'tool-batch-died-mid-call#3';
+    const identity = { callKey, tenantId: noa.user.tenantId, actorUserId: noa.user.id, tool: 'github__list_repos', argNames: [] };
+    // What the lost worker left: the claim, written before its call went out, and no outcome.
+    expect(await claimToolCall(stack.services.pool, identity)).toBe(true);
+    const outcome = await createExecuteActivities(stack.services).executeToolCall({
+      callKey,
+      tenantId: noa.user.tenantId,
+      userId: noa.user.id,
+      call: { tool: 'github__list_repos', args: {} },
+      claimFirst: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(apis.requests.filter((r) => r.subject === 'noa-gh')).toEqual([]);
+    const { rows } = await stack.services.pool.query(`SELECT outcome, error_code, arg_names FROM audit_log WHERE call_key = $1`, [callKey]);
+    expect(rows).toEqual([{ outcome: 'error', error_code: 'tool_failed', arg_names: [] }]);
   });
 });
 
