@@ -39,13 +39,23 @@ export async function createApiKey(
   return { id, key };
 }
 
+/**
+ * The caller a key stands for, or undefined. `last_used_at` is written at most once a minute per
+ * key: a write on every request made concurrent requests with one key queue on its row lock.
+ */
 export async function authenticateApiKey(db: Queryable, key: string): Promise<Caller | undefined> {
   if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
   const { rows } = await db.query(
-    `UPDATE api_keys k SET last_used_at = now()
-       FROM users u
-      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.id = k.user_id
-      RETURNING k.id AS "keyId", k.tenant_id AS "tenantId", k.user_id AS "userId", u.roles`,
+    `WITH found AS (
+       SELECT k.id, k.tenant_id, k.user_id, k.last_used_at, u.roles
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+     ), touched AS (
+       UPDATE api_keys SET last_used_at = now()
+         FROM found
+        WHERE api_keys.id = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute')
+     )
+     SELECT id AS "keyId", tenant_id AS "tenantId", user_id AS "userId", roles FROM found`,
     [hashKey(key)],
   );
   return rows[0];

@@ -121,6 +121,10 @@ describe('examples/agent-workflow', () => {
       url: expect.stringContaining('/connect/github?t='),
     });
 
+    // The activity that posted the link has reported back: the workflow now only waits. (Killed
+    // before that, the activity would rightly run again after its timeout and post a second link.)
+    await expect.poll(async () => (await handle.describe()).raw.pendingActivities?.length ?? 0, { timeout: 30_000 }).toBe(0);
+
     // Every worker dies while the workflow waits; new ones take over.
     await kill(switchboardWorker);
     await kill(agentWorker);

@@ -38,6 +38,7 @@ export async function startConnection(
       ctx.temporal.workflow.start(connectionWorkflow, {
         workflowId: connectionWorkflowId(prepared.connectionId),
         taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
+        requestEagerStart: ctx.eagerStart,
         args: [
           { attemptId: prepared.connectionId, tenantId: caller.tenantId, userId: caller.userId, integration, ttlSec: prepared.ttlSec },
         ],
