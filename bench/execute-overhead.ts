@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createExecuteActivities } from '../activities/execute-tool.js';
-import { toolBatchWorkflow } from '../workflows/tool-batch.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { batchTimelines, PHASES } from './lib/batch-timeline.js';
 import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
+import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
@@ -78,15 +77,7 @@ function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient) {
     });
     if (!outcome.ok) throw new Error(`the execute activity failed: ${JSON.stringify(outcome.error)}`);
   };
-  // The floor of Temporal itself on this machine: start a batch of no calls the way Switchboard
-  // starts one (eager start) and wait for its result (one workflow task), from this process's client.
-  const emptyBatch = () =>
-    stack.services.temporal.workflow.execute(toolBatchWorkflow, {
-      workflowId: `bench-empty-batch-${randomUUID()}`,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      requestEagerStart: stack.services.eagerStart,
-      args: [{ tenantId: user.user.tenantId, userId: user.user.id, calls: [], timeoutMs: 1_000, maxResultBytes: 1_024 }],
-    });
+  const emptyBatch = emptyBatchRunner({ stack, user });
   const listIntegrations = async () => {
     const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'list_integrations', {}, AbortSignal.any([signal]));
     if (status !== 200) throw new Error(`list_integrations answered ${status}: ${JSON.stringify(body)}`);

@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { round } from './lib/alternate.js';
 import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
 import { type CpuUsed, cpuSince, cpuSnapshot } from './lib/cpu.js';
+import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
@@ -10,9 +11,9 @@ import { type SustainedRun, sustain } from './lib/sustain.js';
 /**
  * Sustained `connections_execute` calls per second (one GitHub call each, fake API, loopback) at
  * 8, 64 and 256 concurrent callers, each for BENCH_DURATION_SEC (default 15; the issue's figure is
- * 60), with errors and latency. Each
- * level is followed by the same callers sending GET /user straight to the fake API, so a ceiling
- * of the machine itself is visible next to Switchboard's.
+ * 60), with errors and latency. Each level is followed by two ceilings with the same callers:
+ * empty tool-batch workflows (what Temporal itself sustains here, no Switchboard code) and
+ * GET /user straight to the fake API (the machine's HTTP ceiling).
  */
 export const name = 'throughput';
 
@@ -28,8 +29,15 @@ interface Level {
   cpu: CpuUsed;
   /** The most requests in flight at once at the fake API during the Switchboard run. */
   maxInFlightAtApi: number;
+  temporalOnly: SustainedRun;
   direct: SustainedRun;
 }
+
+const SIDES = {
+  switchboard: 'connections_execute',
+  temporalOnly: 'empty batch workflow (Temporal only)',
+  direct: 'direct GET /user',
+} as const;
 
 export async function run(): Promise<object> {
   const durationSec = positiveIntFromEnv('BENCH_DURATION_SEC', 15);
@@ -43,7 +51,8 @@ export async function run(): Promise<object> {
   });
 }
 
-async function measureLevel({ stack, user, github, signal }: BenchRun, concurrency: number, durationSec: number): Promise<Level> {
+async function measureLevel(bench: BenchRun, concurrency: number, durationSec: number): Promise<Level> {
+  const { stack, user, github, signal } = bench;
   const gh = github!;
   const execute = async () => {
     const args = { name: 'github__get_authenticated_user', arguments: {} };
@@ -59,8 +68,9 @@ async function measureLevel({ stack, user, github, signal }: BenchRun, concurren
   const cpu = cpuSince(cpuStart);
   const maxInFlightAtApi = gh.apis.maxInFlight;
   process.stdout.write(`  ${concurrency} callers: ${switchboard.ok} calls, ${switchboard.errors} errors\n`);
+  const temporalOnly = await sustain(concurrency, BASELINE_SEC * 1000, emptyBatchRunner(bench), signal);
   const direct = await sustain(concurrency, BASELINE_SEC * 1000, () => getUserDirectly(gh, signal), signal);
-  return { switchboard, cpu, maxInFlightAtApi, direct };
+  return { switchboard, cpu, maxInFlightAtApi, temporalOnly, direct };
 }
 
 function describe(run: SustainedRun) {
@@ -81,16 +91,17 @@ function report(input: { startedAt: Date; durationSec: number; levels: Level[] }
   const described = input.levels.map((l) => ({
     concurrency: l.switchboard.concurrency,
     switchboard: describe(l.switchboard),
+    temporalOnly: describe(l.temporalOnly),
     direct: describe(l.direct),
     maxInFlightAtApi: l.maxInFlightAtApi,
     cpu: l.cpu,
   }));
   const rows = described.flatMap((l) =>
-    (['switchboard', 'direct'] as const).map((side) => {
+    (Object.keys(SIDES) as (keyof typeof SIDES)[]).map((side) => {
       const d = l[side];
       return {
         callers: l.concurrency,
-        what: side === 'switchboard' ? 'connections_execute' : 'direct GET /user',
+        what: SIDES[side],
         'calls/s': round(d.callsPerSec, 1),
         ok: d.ok,
         errors: d.errors,
@@ -102,7 +113,7 @@ function report(input: { startedAt: Date; durationSec: number; levels: Level[] }
       };
     }),
   );
-  console.log(`\nsustained calls per second (${input.durationSec} s per level; direct baseline ${BASELINE_SEC} s)`);
+  console.log(`\nsustained calls per second (${input.durationSec} s per level; ceilings ${BASELINE_SEC} s each)`);
   console.log(formatTable(rows));
   console.log('\nCPU per connections_execute call during the run, ms (this process holds client, server, worker and fake APIs)');
   console.log(
