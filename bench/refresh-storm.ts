@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { insertAccount } from '../store/accounts.js';
 import { type FakeApis, startFakeApis } from '../test/support/fake-apis.js';
+import { connectGithubAccount } from '../test/support/github-account.js';
 import { startAuthServer, type TestAuthServer } from '../test/support/oauth-server.js';
 import { createTestUser, spawnWorkerProcess } from '../test/support/stack.js';
 import { round } from './lib/alternate.js';
@@ -76,16 +76,7 @@ export async function run(): Promise<object> {
 
 async function storm({ stack, signal }: BenchRun, auth: TestAuthServer, workers: ChildProcess[]): Promise<Storm> {
   const user = await createTestUser(stack);
-  const tokens = await auth.issueTokens(`storm-${user.user.id}`, CLIENT.clientId);
-  await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: user.user.id,
-    integration: 'github',
-    label: 'storm',
-    grantedScopes: ['repo', 'read:user'],
-    accessExpiresAt: new Date(Date.now() - 1000),
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-  });
+  await connectGithubAccount(stack, auth, CLIENT.clientId, user, `storm-${user.user.id}`, { label: 'storm', expired: true });
   const logFrom = stack.logs.lines.length;
   const refreshesBefore = auth.grants.refresh_token;
   const result: Storm = { ok: 0, errors: 0, errorKinds: {}, refreshes: 0, latencies: [], workersServing: 0 };

@@ -1,5 +1,5 @@
-import { insertAccount } from '../../store/accounts.js';
 import { type FakeApis, startFakeApis } from '../../test/support/fake-apis.js';
+import { connectGithubAccount } from '../../test/support/github-account.js';
 import { startAuthServer, type TestAuthServer } from '../../test/support/oauth-server.js';
 import { createTestUser, type Stack, startStackOn, type TestUser } from '../../test/support/stack.js';
 import { withTimeout } from './deadline.js';
@@ -86,16 +86,7 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
 
 /** Stores a GitHub account for `user` whose tokens the auth server really issued. */
 async function connectGithub(stack: Stack, user: TestUser, auth: TestAuthServer, apis: FakeApis): Promise<FakeGithub> {
-  const tokens = await auth.issueTokens(GITHUB_LOGIN, GITHUB_CLIENT.clientId);
-  await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: user.user.tenantId,
-    ownerUserId: user.user.id,
-    integration: 'github',
-    label: GITHUB_LOGIN,
-    grantedScopes: ['repo', 'read:user'],
-    accessExpiresAt: new Date(Date.now() + TOKEN_TTL_SEC * 1000),
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
-  });
+  const { tokens } = await connectGithubAccount(stack, auth, GITHUB_CLIENT.clientId, user, GITHUB_LOGIN, { validForSec: TOKEN_TTL_SEC });
   return { apis, auth, accessToken: tokens.accessToken, apiBaseUrl: `${apis.baseUrl}/github` };
 }
 

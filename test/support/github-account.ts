@@ -9,6 +9,8 @@ export interface GithubAccountOptions {
   sharingRoles?: string[];
   /** Store the access token as already expired, so the first call refreshes it. */
   expired?: boolean;
+  /** How long the stored access token counts as valid (default an hour); ignored with `expired`. */
+  validForSec?: number;
   scopes?: string[];
 }
 
@@ -32,7 +34,7 @@ export async function connectGithubAccount(
     label: options.label ?? login,
     sharingRoles: options.sharingRoles,
     grantedScopes: options.scopes ?? ['repo', 'read:user'],
-    accessExpiresAt: options.expired ? new Date(Date.now() - 1000) : new Date(Date.now() + 3600_000),
+    accessExpiresAt: new Date(Date.now() + (options.expired ? -1 : (options.validForSec ?? 3600)) * 1000),
     credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
   });
   return { account, tokens };
