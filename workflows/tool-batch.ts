@@ -22,7 +22,7 @@ import { SA } from '../core/search-attributes.js';
  * before that change (no `local-tool-calls` marker in their history) replay with normal ones.
  */
 
-export const LOCAL_TOOL_CALLS_PATCH = 'local-tool-calls';
+const LOCAL_TOOL_CALLS_PATCH = 'local-tool-calls';
 
 /** A call as the batch carries it (kept as its own name so the batch's input can grow). */
 export type ToolBatchCall = ToolCallRequest;
@@ -41,10 +41,10 @@ const ACTIVITY_MARGIN_MS = 30_000;
 export const HEARTBEAT_TIMEOUT = '5 seconds';
 
 export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutcome[]> {
-  // A tool call never reaches a service twice: no automatic retries, even of reads. The
-  // activity heartbeats, so a lost worker is noticed within seconds, not at the deadline.
-  // A local activity whose workflow task is lost (its worker died) runs again on the next one:
-  // `claimFirst` makes that re-run answer "outcome unknown" instead of reaching the service.
+  // A tool call never reaches a service twice: no automatic retries, even of reads. A local
+  // activity whose workflow task is lost (its worker died; noticed at the workflow task timeout)
+  // runs again on the next one: `claimFirst` makes that re-run answer "outcome unknown" instead
+  // of reaching the service. (The normal activities of older batches heartbeat instead.)
   const local = patched(LOCAL_TOOL_CALLS_PATCH);
   const once = local
     ? proxyLocalActivities<ExecuteActivities>({ startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } })
