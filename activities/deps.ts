@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
+import type { TokenSigner } from '../core/signed-tokens.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { ToolServices } from '../providers/sdk.js';
-import type { TokenSigner } from '../server/signed-tokens.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
 

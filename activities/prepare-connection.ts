@@ -1,9 +1,9 @@
 import type { Config } from '../core/config.js';
 import { ToolError } from '../core/errors.js';
 import { isProviderEnabled } from '../core/policy.js';
+import type { TokenSigner } from '../core/signed-tokens.js';
 import { portalIntegrationUrl } from '../core/urls.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import type { TokenSigner } from '../server/signed-tokens.js';
 import type { Caller } from '../store/api-keys.js';
 import { createAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
