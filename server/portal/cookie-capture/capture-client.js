@@ -109,21 +109,8 @@
     send('type', { text });
     text = '';
   };
-  const NAMED = new Set([
-    'Enter',
-    'Tab',
-    'Backspace',
-    'Delete',
-    'Escape',
-    'ArrowUp',
-    'ArrowDown',
-    'ArrowLeft',
-    'ArrowRight',
-    'Home',
-    'End',
-    'PageUp',
-    'PageDown',
-  ]);
+  // Named keys forwarded as they are: the server's list, from the page.
+  const NAMED = new Set(root.dataset.keys.split(' '));
   live.addEventListener('keydown', (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'a') {
       event.preventDefault();

@@ -1,6 +1,9 @@
 import { html, page } from '../html.js';
 import type { CaptureSession } from './sessions.js';
-import { VIEWPORT } from './sessions.js';
+import { FORWARDED_KEYS, VIEWPORT } from './sessions.js';
+
+/** Keys the page forwards by name (combinations such as Shift+Tab it builds itself): the server's list. */
+const NAMED_KEYS = [...FORWARDED_KEYS].filter((k) => !k.includes('+')).join(' ');
 
 /** Wider than the portal's forms: the live view is the page. */
 const STYLE = `body{max-width:68rem}#live{display:block;width:100%;height:auto;border:1px solid #d6dae3;border-radius:6px;
@@ -22,7 +25,7 @@ export function capturePage(session: CaptureSession, input: { displayName: strin
 <p id="intro">Below is a browser Switchboard runs for you, open at <code id="remote-url">${session.loginUrl}</code>. Click into it and type as
 you would in your own browser. When you are signed in, press <strong>Capture</strong>: Switchboard keeps only the cookies of
 <code>${session.cookieDomain}</code>, encrypted, and closes this browser.</p>
-<div id="capture" data-base="${base}" data-csrf="${input.csrf}" data-width="${VIEWPORT.width}" data-height="${VIEWPORT.height}">
+<div id="capture" data-base="${base}" data-csrf="${input.csrf}" data-width="${VIEWPORT.width}" data-height="${VIEWPORT.height}" data-keys="${NAMED_KEYS}">
 <img id="live" src="${base}/frame.jpg" width="${VIEWPORT.width}" height="${VIEWPORT.height}" tabindex="0"
  alt="Live view of the ${input.displayName} sign-in page: click it, then type">
 <div class="bar"><button id="capture-button" type="button">Capture</button>
