@@ -25,6 +25,7 @@ describe('config schema', () => {
     expect(config.CONNECTIONS_TOOL_TIMEOUT_MS).toBe(30000);
     expect(config.CONNECTIONS_TOOL_RESULT_MAX_BYTES).toBe(32768);
     expect(config.TEMPORAL_ADDRESS).toBeUndefined();
+    expect(config.WORKER_MAX_CACHED_WORKFLOWS).toBe(1000);
     expect(config.providers.github).toEqual({ clientId: undefined, clientSecret: undefined, urls: {} });
   });
 
@@ -34,6 +35,7 @@ describe('config schema', () => {
     expect(problemsOf({ LOG_LEVEL: 'loud' })[0]).toMatchObject({ variable: 'LOG_LEVEL' });
     expect(problemsOf({ GITHUB_API_BASE_URL: 'not a url' })[0].variable).toBe('GITHUB_API_BASE_URL');
     expect(problemsOf({ DATABASE_SCHEMA: 'Robert; DROP' })[0].variable).toBe('DATABASE_SCHEMA');
+    expect(problemsOf({ WORKER_MAX_CACHED_WORKFLOWS: '0' })[0].variable).toBe('WORKER_MAX_CACHED_WORKFLOWS');
   });
 
   it('reports every bad variable at once, in a readable message', () => {
