@@ -4,10 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { completeConnection } from '../server/connections/complete-connection.js';
 import { getAttempt } from '../store/connection-attempts.js';
 import { createPool, type Pool } from '../store/database.js';
-import { createTestUser, type Stack, startStackOn } from '../test/support/stack.js';
+import type { Stack } from '../test/support/stack.js';
+import { withBenchStack } from './lib/bench-stack.js';
 import { mapWithConcurrency } from './lib/concurrency.js';
-import { withTimeout } from './lib/deadline.js';
-import { startBenchEnvironment } from './lib/environment.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, type Summary, summary } from './lib/stats.js';
@@ -30,8 +29,6 @@ const WAIT_TIMEOUT_SEC = 120;
  * a few milliseconds; this is generous.
  */
 const SETTLE_MS = 250;
-/** Closing the stack waits on the worker's shutdown, which never ends if Temporal died. */
-const CLOSE_TIMEOUT_MS = 30_000;
 /** Connections run first and left out of the statistics: cold caches, JIT, first worker tasks. */
 const WARMUP_CONNECTIONS = 5;
 
@@ -60,65 +57,19 @@ export async function run(): Promise<object> {
   const startedAt = new Date();
   console.log(`${name}: ${connections} connections, ${concurrency} at a time (+${WARMUP_CONNECTIONS} warm-up), deadline ${timeoutSec} s`);
 
-  const environment = await startBenchEnvironment();
-  let stack: Stack | undefined;
-  let pollPool: Pool | undefined;
-  // Aborted by the deadline, by Ctrl-C, or by the first failure so the other lanes stop before teardown.
-  const failed = new AbortController();
-  const signal = AbortSignal.any([AbortSignal.timeout(timeoutSec * 1000), environment.interrupted, failed.signal]);
-  try {
-    stack = await startStackOn(environment.infra, {
-      env: {
-        // Any client id makes GitHub connectable; no code is ever exchanged.
-        GITHUB_CLIENT_ID: 'bench-client',
-        GITHUB_CLIENT_SECRET: 'bench-secret',
-        // One API key makes every request here; the limiter must not shape the timings.
-        RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-    });
-    // Otherwise a worker failing mid-run (Temporal gone) is an unhandled rejection that ends the
-    // process before its cleanup; stopWorker still sees the failure when it awaits the run.
-    stack.workerRun?.catch(() => {});
-    pollPool = createPool({ url: environment.infra.databaseUrl, schema: stack.schema, poolMax: concurrency + 1 });
-    const { apiKey } = await createTestUser(stack);
-    const context: Run = { stack, apiKey, pollPool, signal };
-
-    // The first completion makes the user's default GitHub account. It runs alone: two first
-    // completions side by side race on the one-default-per-owner index (a bug outside bench/).
-    await measureOne(context);
-    await mapWithConcurrency(range(WARMUP_CONNECTIONS - 1), concurrency, () => measureOne(context));
-    const samples = await mapWithConcurrency(range(connections), concurrency, () => measureOne(context));
-    return report({ startedAt, connections, concurrency, samples });
-  } catch (err) {
-    const abortedBy = signal.aborted ? signal.reason : undefined;
-    failed.abort();
-    if (abortedBy instanceof DOMException && abortedBy.name === 'TimeoutError') {
-      throw new Error(`${name} did not finish within ${timeoutSec} s (BENCH_TIMEOUT_SEC)`, { cause: err });
+  // Any client id makes GitHub connectable; no code is ever exchanged.
+  const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
+  return withBenchStack({ name, timeoutSec, github: false, env }, async ({ stack, user, signal }) => {
+    const pollPool = createPool({ url: stack.env.DATABASE_URL, schema: stack.schema, poolMax: concurrency + 1 });
+    try {
+      const context: Run = { stack, apiKey: user.apiKey, pollPool, signal };
+      await mapWithConcurrency(range(WARMUP_CONNECTIONS), concurrency, () => measureOne(context));
+      const samples = await mapWithConcurrency(range(connections), concurrency, () => measureOne(context));
+      return report({ startedAt, connections, concurrency, samples });
+    } finally {
+      await pollPool.end();
     }
-    if (abortedBy === environment.interrupted.reason) throw abortedBy;
-    if (stack) process.stderr.write(`last log lines of the stack:\n${stack.logs.lines.slice(-20).join('')}`);
-    throw err;
-  } finally {
-    if (stack) await closeStack(stack);
-    await pollPool?.end();
-    await environment.teardown();
-  }
-}
-
-/**
- * Closes the stack, bounded in time, reporting rather than throwing so the rest of the teardown
- * still runs. After Ctrl-C, Temporal's runtime has shut the worker down by itself, and
- * Stack.close, shutting it down a second time, would throw before dropping the schema.
- */
-async function closeStack(stack: Stack): Promise<void> {
-  const close = async () => {
-    if (stack.worker && stack.worker.getState() !== 'RUNNING') {
-      await stack.workerRun?.catch(() => {});
-      stack.worker = undefined;
-    }
-    await stack.close();
-  };
-  await withTimeout(close(), CLOSE_TIMEOUT_MS, 'closing the stack').catch((err: Error) => process.stderr.write(`${err.message}\n`));
+  });
 }
 
 /** One connection: connect, both waiters, a completion at a random poll phase, both arrivals. */

@@ -347,6 +347,25 @@ describe('batches', () => {
 });
 
 describe('local tool calls', () => {
+  it('a batch runs its calls as local activities inside its workflow task, with no activity task per call', async () => {
+    const pia = await createTestUser(stack);
+    await connectGithub(pia, 'pia-gh');
+    const { body } = await pia.call('execute_tools', {
+      executions: [{ tool: 'github_get_authenticated_user' }, { tool: 'github_list_repos' }],
+    });
+    expect(body.results.every((r: { result?: unknown }) => r.result)).toBe(true);
+    const { temporal } = stack.services;
+    const batchId = async () => {
+      for await (const info of temporal.workflow.list({ query: `SwitchboardUser = '${pia.user.id}'` })) return info.workflowId;
+    };
+    await expect.poll(batchId, { timeout: 10_000 }).toMatch(/^tool-batch-/);
+    const events = (await temporal.workflow.getHandle((await batchId())!).fetchHistory()).events ?? [];
+    const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(markers).toHaveLength(2);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
+    expect(events.filter((e) => e.workflowTaskStartedEventAttributes)).toHaveLength(1);
+  });
+
   it('a call re-run under the same call key (its workflow task was lost) answers outcome unknown and never reaches the service again', async () => {
     const max = await createTestUser(stack);
     await connectGithub(max, 'max-gh');
