@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { parseAllowedHosts } from './network-policy.js';
 
@@ -47,7 +48,22 @@ const keyring = z
     return keys;
   });
 
-/** Other Switchboard instances this one answers for too: `[{"name", "url", "apiKey"}]`. */
+/** A base64url PKCS#8 Ed25519 private key, as `admin create-source-key` prints it. */
+function isEd25519PrivateKey(value: string): boolean {
+  if (!/^[A-Za-z0-9_-]{40,200}$/.test(value)) return false;
+  try {
+    return createPrivateKey({ key: Buffer.from(value, 'base64url'), format: 'der', type: 'pkcs8' }).asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Other Switchboard instances this one answers for too: `[{"name", "url", "apiKey", "assertionKey",
+ * "tenants"}]`. apiKey and assertionKey are what the remote's `admin create-source-key` printed;
+ * tenants names the local tenants whose users may use the source (required: no source is open to
+ * every tenant by default).
+ */
 const sources = z
   .string()
   .optional()
@@ -56,15 +72,20 @@ const sources = z
     try {
       return z
         .array(
-          z.object({
+          z.strictObject({
             name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,30}$/, 'a source name is lower-case letters, digits and dashes'),
             url: z.url({ protocol: /^https?$/ }),
             apiKey: z.string().min(1),
+            assertionKey: z.string().refine(isEd25519PrivateKey, 'expected the assertionKey printed by admin create-source-key'),
+            tenants: z.array(z.string().min(1)).min(1, 'name at least one local tenant that may use this source'),
           }),
         )
         .parse(JSON.parse(value));
     } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `expected a JSON array of {name, url, apiKey}: ${(err as Error).message.slice(0, 200)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a JSON array of {name, url, apiKey, assertionKey, tenants}: ${(err as Error).message.slice(0, 300)}`,
+      });
       return z.NEVER;
     }
   });

@@ -51,6 +51,27 @@ export function hasConnectionRole(settings: TenantSettings, roles: readonly stri
   return required === undefined || required.some((r) => roles.includes(r));
 }
 
+/**
+ * The whole tenant policy for one tool: a connection role, the provider enabled, the tool allowed.
+ * Search, execute and calls routed to a remote source all ask this.
+ */
+export function policyAdmits(settings: TenantSettings, roles: readonly string[], provider: string, toolName: string): boolean {
+  return policyRefusal(settings, roles, provider, toolName) === undefined;
+}
+
+/** Which rule of the tenant policy refuses a tool, or undefined when it is admitted. */
+export function policyRefusal(
+  settings: TenantSettings,
+  roles: readonly string[],
+  provider: string,
+  toolName: string,
+): 'role' | 'provider' | 'tool' | undefined {
+  if (!hasConnectionRole(settings, roles)) return 'role';
+  if (!isProviderEnabled(settings, provider)) return 'provider';
+  if (!isToolAllowed(settings, toolName)) return 'tool';
+  return undefined;
+}
+
 /** An organisation account admits a caller when one of the caller's roles is in its sharing list. */
 export function sharingAdmits(sharingRoles: readonly string[], roles: readonly string[]): boolean {
   return sharingRoles.some((r) => r === '*' || roles.includes(r));

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { authenticateApiKey, type Caller } from '../store/api-keys.js';
 import type { ServiceContext } from './context.js';
+import { resolveDelegation } from './sources/delegation.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -23,7 +24,13 @@ export function requireApiKey(ctx: ServiceContext) {
         .json({ error: match ? 'The API key is not valid or was revoked' : 'Missing Authorization: Bearer <api key>' });
       return;
     }
-    req.caller = caller;
+    // A source key acts for the user its signed assertion names (server/sources/delegation.ts).
+    const delegation = await resolveDelegation(ctx, caller, req);
+    if ('refused' in delegation) {
+      res.status(401).set('WWW-Authenticate', 'Bearer realm="switchboard", error="invalid_token"').json({ error: delegation.refused });
+      return;
+    }
+    req.caller = delegation.caller;
     next();
   };
 }

@@ -11,6 +11,7 @@ import { keyCommands } from './keys.js';
 import { orgAccountGroup } from './org-accounts.js';
 import { peopleCommands } from './people.js';
 import { settingsGroup } from './settings.js';
+import { sourceCommands } from './sources.js';
 
 /** Where a run writes, and the environment it reads instead of process.env. */
 export interface AdminIO {
@@ -19,7 +20,7 @@ export interface AdminIO {
   env: Record<string, string | undefined>;
 }
 
-const ENTRIES: (Command | Group)[] = [...peopleCommands, ...keyCommands, settingsGroup, orgAccountGroup];
+const ENTRIES: (Command | Group)[] = [...peopleCommands, ...keyCommands, ...sourceCommands, settingsGroup, orgAccountGroup];
 
 const isGroup = (entry: Command | Group): entry is Group => 'commands' in entry;
 const isHelp = (arg: string) => arg === '--help' || arg === '-h';

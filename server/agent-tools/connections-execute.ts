@@ -27,7 +27,7 @@ export const connectionsExecute = defineMetaTool({
       });
       return outcome;
     };
-    return hasRemoteSources(ctx.config) ? compositeExecute(ctx.config, args, here) : here(args);
+    return hasRemoteSources(ctx.config) ? compositeExecute(ctx, caller, args, here) : here(args);
   },
 });
 

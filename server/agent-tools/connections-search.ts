@@ -32,7 +32,7 @@ export const connectionsSearch = defineMetaTool({
     .strict(),
   invalidArguments: invalidAgentArguments,
   handler: (ctx, caller, args) =>
-    hasRemoteSources(ctx.config) ? compositeSearch(ctx.config, args, () => searchHere(ctx, caller, args)) : searchHere(ctx, caller, args),
+    hasRemoteSources(ctx.config) ? compositeSearch(ctx, caller, args, () => searchHere(ctx, caller, args)) : searchHere(ctx, caller, args),
 });
 
 /** This instance's own answer. */

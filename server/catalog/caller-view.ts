@@ -1,4 +1,4 @@
-import { hasConnectionRole, isProviderEnabled, isToolAllowed, type TenantSettings } from '../../core/policy.js';
+import { policyAdmits, type TenantSettings } from '../../core/policy.js';
 import { portalIntegrationUrl } from '../../core/urls.js';
 import type { ToolEntry } from '../../providers/registry.js';
 import { type Account, listUsableAccounts } from '../../store/accounts.js';
@@ -27,11 +27,7 @@ export async function loadCallerView(ctx: ServiceContext, caller: Caller): Promi
 
 /** Only tools the caller may use: a connection role, the provider enabled, the tool allowed. */
 export function mayUse(view: CallerView, entry: ToolEntry): boolean {
-  return (
-    hasConnectionRole(view.settings, view.roles) &&
-    isProviderEnabled(view.settings, entry.provider.manifest.name) &&
-    isToolAllowed(view.settings, entry.tool.name)
-  );
+  return policyAdmits(view.settings, view.roles, entry.provider.manifest.name, entry.tool.name);
 }
 
 export interface ConnectionState {

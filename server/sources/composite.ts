@@ -1,11 +1,21 @@
 import type { Config } from '../../core/config.js';
+import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/policy.js';
+import type { Caller } from '../../store/api-keys.js';
+import type { ServiceContext } from '../context.js';
+import { tenantSettings } from '../meta/caller-tenant.js';
+import { ASSERTION_HEADER, signAssertion } from './assertion.js';
+import { forwardedRequestId } from './request-id.js';
 
 /**
  * Remote and composite sources: other Switchboard instances listed in SWITCHBOARD_SOURCES
  * answer connections_search and connections_execute beside this one. Then every tool name and
  * account id carries a `<source>:` prefix, a search merges all sources (naming the ones that
- * failed or timed out in `unavailable`), and an execution is routed by its prefix. A remote
- * source acts as the user of its API key there.
+ * failed or timed out in `unavailable`), and an execution is routed by its prefix.
+ *
+ * A source serves only the local tenants its entry names. The local tenant's policy applies to a
+ * remote tool exactly as to a local one, before anything is sent. Each request carries a signed
+ * assertion naming the local tenant and user, so the remote acts as a user of its own for each
+ * local user (server/sources/delegation.ts), and a requestId is forwarded only as a MAC.
  */
 
 export type Source = Config['SWITCHBOARD_SOURCES'][number];
@@ -15,23 +25,35 @@ interface SearchAnswer {
   results?: { name: string; accounts?: { id: string }[] }[];
 }
 
+type ExecuteArgs = { name: string; arguments: Record<string, unknown>; account?: string; requestId?: string };
+
 export const hasRemoteSources = (config: Config) => config.SWITCHBOARD_SOURCES.length > 0;
+
+/** The remote sources this caller's tenant may use. */
+const sourcesFor = (config: Config, caller: Caller) => config.SWITCHBOARD_SOURCES.filter((s) => s.tenants.includes(caller.tenantId));
 
 const prefixed = (source: string, value: string) => `${source}:${value}`;
 
-/** `eu:github__list_repos` → { source: 'eu', rest: 'github__list_repos' } when `eu` is a source. */
-export function splitSource(config: Config, value: string): { source: string; rest: string } | undefined {
+/** `eu:github__list_repos` → { source: 'eu', rest: 'github__list_repos' } when `eu` is this instance or one of `sources`. */
+function splitSource(config: Config, sources: readonly Source[], value: string): { source: string; rest: string } | undefined {
   const at = value.indexOf(':');
   if (at <= 0) return undefined;
   const source = value.slice(0, at);
-  const known = source === config.SOURCE_NAME || config.SWITCHBOARD_SOURCES.some((s) => s.name === source);
+  const known = source === config.SOURCE_NAME || sources.some((s) => s.name === source);
   return known ? { source, rest: value.slice(at + 1) } : undefined;
 }
 
-async function callSource(source: Source, tool: string, args: unknown, timeoutMs: number): Promise<unknown> {
+/** `github__list_repos` → provider and unqualified tool, the two names the tenant policy speaks of. */
+function qualifiedParts(name: string): { provider: string; tool: string } | undefined {
+  const at = name.indexOf('__');
+  return at > 0 && at + 2 < name.length ? { provider: name.slice(0, at), tool: name.slice(at + 2) } : undefined;
+}
+
+async function callSource(source: Source, caller: Caller, tool: string, args: unknown, timeoutMs: number): Promise<unknown> {
+  const assertion = await signAssertion(source.assertionKey, { tenant: caller.tenantId, user: caller.userId });
   const res = await fetch(`${source.url.replace(/\/$/, '')}/v1/tools/${tool}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${source.apiKey}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${source.apiKey}`, [ASSERTION_HEADER]: assertion, 'content-type': 'application/json' },
     body: JSON.stringify(args),
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -41,26 +63,39 @@ async function callSource(source: Source, tool: string, args: unknown, timeoutMs
   throw new Error(`source ${source.name} answered HTTP ${res.status}`);
 }
 
-function prefixSearch(source: string, answer: SearchAnswer) {
-  return (answer.results ?? []).map((r) => ({
-    ...r,
-    name: prefixed(source, r.name),
-    ...(r.accounts && { accounts: r.accounts.map((a) => ({ ...a, id: prefixed(source, a.id) })) }),
-  }));
+/** A remote's results with prefixes, keeping only tools the local tenant's policy admits. */
+function prefixSearch(source: string, answer: SearchAnswer, admits: (name: string) => boolean) {
+  return (answer.results ?? [])
+    .filter((r) => typeof r.name === 'string' && admits(r.name))
+    .map((r) => ({
+      ...r,
+      name: prefixed(source, r.name),
+      ...(r.accounts && { accounts: r.accounts.map((a) => ({ ...a, id: prefixed(source, a.id) })) }),
+    }));
+}
+
+function admitsRemoteTool(settings: TenantSettings, caller: Caller) {
+  return (name: string) => {
+    const parts = qualifiedParts(name);
+    return parts !== undefined && policyAdmits(settings, caller.roles, parts.provider, parts.tool);
+  };
 }
 
 /** Merges this instance's ranked results with each source's, taking each source's best in turn. */
 export async function compositeSearch(
-  config: Config,
+  ctx: ServiceContext,
+  caller: Caller,
   args: { query: string; provider?: string; limit: number },
   searchHere: () => Promise<SearchAnswer>,
 ) {
+  const { config } = ctx;
   const unavailable: string[] = [];
+  const admits = admitsRemoteTool(await tenantSettings(ctx, caller), caller);
   const lists = await Promise.all([
-    searchHere().then((answer) => prefixSearch(config.SOURCE_NAME, answer)),
-    ...config.SWITCHBOARD_SOURCES.map((source) =>
-      callSource(source, 'connections_search', args, config.SOURCE_TIMEOUT_MS).then(
-        (answer) => prefixSearch(source.name, answer as SearchAnswer),
+    searchHere().then((answer) => prefixSearch(config.SOURCE_NAME, answer, () => true)),
+    ...sourcesFor(config, caller).map((source) =>
+      callSource(source, caller, 'connections_search', args, config.SOURCE_TIMEOUT_MS).then(
+        (answer) => prefixSearch(source.name, answer as SearchAnswer, admits),
         () => {
           unavailable.push(source.name);
           return [];
@@ -75,13 +110,22 @@ export async function compositeSearch(
   return { ok: true, results: merged, ...(unavailable.length ? { unavailable } : {}) };
 }
 
-/** Routes a call by its `<source>:` prefix: here, or to the source that owns the tool. */
+const REFUSALS = {
+  role: { code: 'forbidden', message: () => 'You have no role that may use connections.' },
+  provider: { code: 'provider_disabled', message: (provider: string) => `${provider} is not enabled for your organisation.` },
+  tool: { code: 'forbidden', message: (_: string, name: string) => `${name} is not allowed by your organisation's tool settings.` },
+} as const;
+
+/** Routes a call by its `<source>:` prefix: here, or — once the local policy admits it — to the source that owns the tool. */
 export async function compositeExecute(
-  config: Config,
-  args: { name: string; arguments: Record<string, unknown>; account?: string; requestId?: string },
-  executeHere: (args: { name: string; arguments: Record<string, unknown>; account?: string; requestId?: string }) => Promise<unknown>,
+  ctx: ServiceContext,
+  caller: Caller,
+  args: ExecuteArgs,
+  executeHere: (args: ExecuteArgs) => Promise<unknown>,
 ) {
-  const target = splitSource(config, args.name);
+  const { config } = ctx;
+  const sources = sourcesFor(config, caller);
+  const target = splitSource(config, sources, args.name);
   if (!target) {
     return {
       ok: false,
@@ -91,16 +135,27 @@ export async function compositeExecute(
       },
     };
   }
-  const account = args.account ? splitSource(config, args.account) : undefined;
+  const account = args.account ? splitSource(config, sources, args.account) : undefined;
   if (args.account && account?.source !== target.source) {
     return { ok: false, error: { code: 'not_connected', message: `No account "${args.account}" of source ${target.source} is yours.` } };
   }
   const routed = { ...args, name: target.rest, account: account?.rest };
   if (target.source === config.SOURCE_NAME) return executeHere(routed);
-  const source = config.SWITCHBOARD_SOURCES.find((s) => s.name === target.source)!;
+
+  const parts = qualifiedParts(target.rest);
+  if (!parts)
+    return { ok: false, error: { code: 'not_found', message: `No tool is named ${args.name}; expected <source>:<provider>__<tool>.` } };
+  const refusal = policyRefusal(await tenantSettings(ctx, caller), caller.roles, parts.provider, parts.tool);
+  if (refusal) {
+    const { code, message } = REFUSALS[refusal];
+    return { ok: false, error: { code, message: message(parts.provider, args.name) } };
+  }
+
+  const source = sources.find((s) => s.name === target.source)!;
+  const forwarded = { ...routed, requestId: args.requestId && forwardedRequestId(source.assertionKey, caller, args.requestId) };
   try {
     // A tool call may run up to its deadline at the source.
-    return await callSource(source, 'connections_execute', routed, config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000);
+    return await callSource(source, caller, 'connections_execute', forwarded, config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000);
   } catch (err) {
     return { ok: false, error: { code: 'tool_failed', message: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
   }

@@ -1,4 +1,8 @@
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../bin/admin/main.js';
+import { updateTenantSettings } from '../../store/tenants.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
@@ -13,6 +17,12 @@ let remote: Stack;
 let here: Stack;
 let remoteUser: TestUser;
 let localUser: TestUser;
+/** A second user of localUser's tenant, a user of a tenant with a policy, and one of a tenant the source does not name. */
+let colleague: TestUser;
+let restricted: TestUser;
+let outsider: TestUser;
+let sourceKey: string;
+let assertionKey: string;
 
 async function connect(stack: Stack, user: TestUser, login: string) {
   return (await connectGithubAccount(stack, auth, github.clientId, user, login)).account;
@@ -24,22 +34,44 @@ beforeAll(async () => {
   const env = { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` };
   remote = await startStack({ env });
   remoteUser = await createTestUser(remote);
-  await connect(remote, remoteUser, 'remote-octo');
+  // The remote's users of the source get its organisation account; the key's own user's personal one is not theirs.
+  await connectGithubAccount(remote, auth, github.clientId, remoteUser, 'remote-octo', { tenantScoped: true, sharingRoles: ['member'] });
+  await connect(remote, remoteUser, 'remote-octo-personal');
   const closedPort = await freePort();
+  const localTenant = 'ten_src_local';
+  const restrictedTenant = 'ten_src_restricted';
+  // The remote's admin grants this instance a source key, acting for users of remoteUser's tenant.
+  ({ key: sourceKey, assertionKey } = await createSourceKey(remote, remoteUser.user.email, 'eu'));
   here = await startStack({
     env: {
       ...env,
       SOURCE_NAME: 'eu',
       SOURCE_TIMEOUT_MS: '3000',
       SWITCHBOARD_SOURCES: JSON.stringify([
-        { name: 'us', url: remote.baseUrl, apiKey: remoteUser.apiKey },
-        { name: 'down', url: `http://127.0.0.1:${closedPort}`, apiKey: 'sbk_none' },
+        { name: 'us', url: remote.baseUrl, apiKey: sourceKey, assertionKey, tenants: [localTenant, restrictedTenant] },
+        { name: 'down', url: `http://127.0.0.1:${closedPort}`, apiKey: 'sbk_none', assertionKey, tenants: [localTenant] },
       ]),
     },
   });
-  localUser = await createTestUser(here);
+  localUser = await createTestUser(here, { tenantId: localTenant });
+  colleague = await createTestUser(here, { tenantId: localTenant });
+  restricted = await createTestUser(here, { tenantId: restrictedTenant });
+  await updateTenantSettings(here.services.pool, restrictedTenant, { excludeTools: ['create_note', 'delete_*'] });
+  outsider = await createTestUser(here);
   await connect(here, localUser, 'local-octo');
 }, 180_000);
+
+/** `admin create-source-key` on a stack's database, as its operator runs it. */
+async function createSourceKey(stack: Stack, email: string, source: string): Promise<{ key: string; assertionKey: string }> {
+  const out: string[] = [];
+  const code = await runAdmin(['create-source-key', '--email', email, '--source', source], {
+    stdout: (s) => out.push(s),
+    stderr: (s) => out.push(s),
+    env: stack.env,
+  });
+  expect(code, out.join('')).toBe(0);
+  return JSON.parse(out.join(''));
+}
 
 afterAll(async () => {
   await here?.close();
@@ -80,5 +112,102 @@ describe('remote and composite sources', () => {
     const { body } = await remoteUser.call('connections_search', { query: 'authenticated user', limit: 1 });
     expect(body.results[0].name).toBe('github__get_authenticated_user');
     expect(body.unavailable).toBeUndefined();
+  });
+});
+
+describe('finding 3: a remote source acts for each local user, under the local policy', () => {
+  const execute = (user: TestUser, name: string, args: Record<string, unknown>, requestId?: string) =>
+    user.call('connections_execute', { name, arguments: args, ...(requestId && { requestId }) }).then((r) => r.body);
+  const remoteAuditRows = async () => Number((await remote.services.pool.query('SELECT count(*) AS n FROM audit_log')).rows[0].n);
+
+  it("finding 3: user B's requestId equal to user A's never returns A's result", async () => {
+    const a = await execute(localUser, 'us:jots__create_note', { title: 'A private', body: 'for A only' }, 'same-request-id');
+    expect(a, JSON.stringify(a)).toMatchObject({ ok: true, result: { title: 'A private' } });
+    const b = await execute(colleague, 'us:jots__create_note', { title: 'B private', body: 'for B only' }, 'same-request-id');
+    expect(b).toMatchObject({ ok: true, result: { title: 'B private' } });
+    expect(b.result.id).not.toBe(a.result.id);
+    // A's retry still answers A's recorded result.
+    const again = await execute(localUser, 'us:jots__create_note', { title: 'A private', body: 'for A only' }, 'same-request-id');
+    expect(again).toMatchObject({ ok: true, result: { id: a.result.id } });
+  });
+
+  it("finding 3: two local users' notes and accounts on the remote are separate", async () => {
+    await execute(localUser, 'us:jots__create_note', { title: 'only A sees this', body: 'A' });
+    const listed = await execute(colleague, 'us:jots__list_notes', {});
+    expect(listed.ok).toBe(true);
+    expect(listed.result.notes.map((n: { title: string }) => n.title)).not.toContain('only A sees this');
+    const mine = await execute(localUser, 'us:jots__list_notes', {});
+    expect(mine.result.notes.map((n: { title: string }) => n.title)).toContain('only A sees this');
+    // The remote key's own user's personal account is not the local users'.
+    const { body } = await localUser.call('connections_search', { query: 'authenticated user', provider: 'github', limit: 4 });
+    const us = body.results.find((r: { name: string }) => r.name === 'us:github__get_authenticated_user');
+    expect(us.accounts.map((a: { label: string }) => a.label)).not.toContain('remote-octo-personal');
+    // On the remote, the two local users are two different users.
+    const actors = await remote.services.pool.query(
+      `SELECT DISTINCT actor_user_id FROM audit_log WHERE kind = 'tool_call' AND tool LIKE 'jots__%'`,
+    );
+    expect(actors.rows.length).toBeGreaterThanOrEqual(2);
+    expect(actors.rows.map((r) => r.actor_user_id)).not.toContain(remoteUser.user.id);
+  });
+
+  it("finding 3: a call the local tenant's policy excludes is refused locally and never reaches the remote", async () => {
+    const before = await remoteAuditRows();
+    const refused = await execute(restricted, 'us:jots__create_note', { title: 'should not exist', body: 'x' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    const alsoRefused = await execute(restricted, 'us:jots__delete_note', { id: 'jot_nothing' });
+    expect(alsoRefused).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await remoteAuditRows()).toBe(before);
+    // Searching never offers the excluded tool either.
+    const { body } = await restricted.call('connections_search', { query: 'create note', provider: 'jots', limit: 20 });
+    expect(body.results.map((r: { name: string }) => r.name)).not.toContain('us:jots__create_note');
+    // What the policy allows still runs.
+    expect(await execute(restricted, 'us:jots__list_notes', {})).toMatchObject({ ok: true });
+  });
+
+  it('finding 3: a tenant the source does not name cannot use it', async () => {
+    const before = await remoteAuditRows();
+    expect(await execute(outsider, 'us:jots__list_notes', {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    const { body } = await outsider.call('connections_search', { query: 'list notes', limit: 20 });
+    expect(body.results.some((r: { name: string }) => r.name.startsWith('us:'))).toBe(false);
+    expect(await remoteAuditRows()).toBe(before);
+  });
+
+  it('finding 3: the remote refuses a source key without an assertion, and a forged or expired one', async () => {
+    const callRemote = (assertion?: string, key = sourceKey) =>
+      fetch(`${remote.baseUrl}/v1/tools/connections_execute`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          ...(assertion && { 'switchboard-assertion': assertion }),
+        },
+        body: JSON.stringify({ name: 'jots__list_notes', arguments: {} }),
+      });
+    const AUDIENCE = 'switchboard:source-assertion';
+    const claims = { tenant: 'ten_src_local', sub: localUser.user.id };
+    const forgedKey = generateKeyPairSync('ed25519').privateKey;
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(forgedKey);
+    const realKey = createPrivateKey({ key: Buffer.from(assertionKey, 'base64url'), format: 'der', type: 'pkcs8' });
+    const expired = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setAudience(AUDIENCE)
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 600)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 300)
+      .sign(realKey);
+    const before = await remoteAuditRows();
+    for (const assertion of [undefined, forged, expired, 'not-a-jwt']) {
+      const res = await callRemote(assertion);
+      expect(res.status, `assertion ${assertion?.slice(0, 20)}`).toBe(401);
+      const body = await res.json();
+      expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+/);
+    }
+    // An ordinary key cannot be turned into someone else by an assertion either.
+    expect((await callRemote(forged, remoteUser.apiKey)).status).toBe(401);
+    expect(await remoteAuditRows()).toBe(before);
   });
 });

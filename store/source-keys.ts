@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { createApiKey } from './api-keys.js';
+import type { Pool } from './database.js';
+import { newId } from './ids.js';
+import { lockKey, type Queryable, transaction } from './queryable.js';
+
+/**
+ * Source keys and their delegates (migration 1700000000013): how another Switchboard instance acts
+ * here for each of its users, each as a user of its own in the key's tenant.
+ */
+
+export interface SourceKey {
+  apiKeyId: string;
+  tenantId: string;
+  /** The key's own user: the delegates' tenant and first roles. */
+  templateUserId: string;
+  source: string;
+  publicKey: string;
+}
+
+/** Creates the API key (shown once) and marks it as a source key for the other instance's public key. */
+export async function createSourceKey(
+  pool: Pool,
+  input: { tenantId: string; templateUserId: string; source: string; publicKey: string },
+): Promise<{ id: string; key: string }> {
+  return transaction(pool, async (client) => {
+    const created = await createApiKey(client, {
+      tenantId: input.tenantId,
+      userId: input.templateUserId,
+      label: `source ${input.source}`,
+    });
+    await client.query('INSERT INTO source_keys (api_key_id, tenant_id, source, public_key) VALUES ($1, $2, $3, $4)', [
+      created.id,
+      input.tenantId,
+      input.source,
+      input.publicKey,
+    ]);
+    return created;
+  });
+}
+
+export async function findSourceKey(db: Queryable, apiKeyId: string): Promise<SourceKey | undefined> {
+  const { rows } = await db.query(
+    `SELECT s.api_key_id AS "apiKeyId", s.tenant_id AS "tenantId", k.user_id AS "templateUserId", s.source, s.public_key AS "publicKey"
+       FROM source_keys s JOIN api_keys k ON k.id = s.api_key_id
+      WHERE s.api_key_id = $1`,
+    [apiKeyId],
+  );
+  return rows[0];
+}
+
+/** An address that names the delegate and can receive no mail (RFC 2606 `.invalid`). */
+function delegateEmail(key: SourceKey, originTenantId: string, originUserId: string): string {
+  const digest = createHash('sha256').update(`${key.tenantId}\0${key.source}\0${originTenantId}\0${originUserId}`).digest('hex');
+  return `delegate-${digest.slice(0, 24)}@${key.source}.source.invalid`;
+}
+
+/** The user here who acts for (source, origin tenant, origin user): found, or created on first use with the template's roles. */
+export async function delegateUser(
+  pool: Pool,
+  key: SourceKey,
+  origin: { tenantId: string; userId: string },
+): Promise<{ userId: string; roles: string[] }> {
+  const find = (db: Queryable) =>
+    db
+      .query(
+        `SELECT u.id AS "userId", u.roles FROM source_delegates d JOIN users u ON u.id = d.user_id
+          WHERE d.tenant_id = $1 AND d.source = $2 AND d.origin_tenant_id = $3 AND d.origin_user_id = $4`,
+        [key.tenantId, key.source, origin.tenantId, origin.userId],
+      )
+      .then((r) => r.rows[0] as { userId: string; roles: string[] } | undefined);
+  const found = await find(pool);
+  if (found) return found;
+  return transaction(pool, async (client) => {
+    await lockKey(client, JSON.stringify(['source-delegate', key.tenantId, key.source, origin.tenantId, origin.userId]));
+    const raced = await find(client);
+    if (raced) return raced;
+    const { rows } = await client.query(
+      `INSERT INTO users (id, tenant_id, email, roles)
+       SELECT $1, $2, $3, roles FROM users WHERE id = $4
+       RETURNING id AS "userId", roles`,
+      [newId('user'), key.tenantId, delegateEmail(key, origin.tenantId, origin.userId), key.templateUserId],
+    );
+    await client.query(
+      'INSERT INTO source_delegates (tenant_id, source, origin_tenant_id, origin_user_id, user_id) VALUES ($1, $2, $3, $4, $5)',
+      [key.tenantId, key.source, origin.tenantId, origin.userId, rows[0].userId],
+    );
+    return rows[0];
+  });
+}
