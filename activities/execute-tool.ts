@@ -6,6 +6,7 @@ import { limitResult, providerErrorText, redact } from '../core/result-limits.js
 import { ProviderHttpError } from '../providers/http.js';
 import type { ToolEntry } from '../providers/registry.js';
 import { createToolContext } from '../providers/tool-context.js';
+import { UnsafePathArgument } from '../providers/url-path.js';
 import { type Account, listUsableAccounts, setAccountStatus } from '../store/accounts.js';
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
@@ -143,6 +144,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
           logger: deps.logger.child({ tool: input.call.tool }),
           caller: { tenantId: input.tenantId, userId: input.userId },
           services: deps.toolServices,
+          maxResponseBytes: deps.config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
         }),
       );
     const withDeadline = <T>(p: Promise<T>) =>
@@ -178,6 +180,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         return err.code === 'needs_reauth' && account
           ? needsReauth(integration, account)
           : failure('tool_failed', `${integration}: ${providerErrorText(err.message, secrets)}`);
+      }
+      if (err instanceof UnsafePathArgument) {
+        // An argument that would have moved the request off its endpoint (`..`, an encoded slash): nothing was sent.
+        return failure('invalid_arguments', `Arguments of ${input.call.tool} are not accepted: ${err.message}.`, {
+          issues: [{ path: [err.argument], message: err.reason }],
+        });
       }
       if (err instanceof ProviderHttpError) {
         return failure('tool_failed', `${integration} answered HTTP ${err.status}: ${providerErrorText(err.body, secrets)}`, {

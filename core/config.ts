@@ -125,6 +125,8 @@ export const baseEnvSchema = z.object({
   CONNECTION_TTL_SEC: positiveInt.default(3600),
   CONNECTIONS_TOOL_TIMEOUT_MS: positiveInt.default(30000),
   CONNECTIONS_TOOL_RESULT_MAX_BYTES: positiveInt.default(32768),
+  /** Bytes read from one provider response before Switchboard stops reading (a huge or endless body). */
+  CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
 
   /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */

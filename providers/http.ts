@@ -16,3 +16,12 @@ export async function readJson(res: Response): Promise<unknown> {
   if (!res.ok) throw new ProviderHttpError(res.status, text);
   return text.length ? JSON.parse(text) : null;
 }
+
+/** A provider answered more bytes than CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES; reading stopped there. */
+export class ResponseTooLarge extends Error {
+  readonly code = 'response_too_large';
+  constructor(readonly maxBytes: number) {
+    super(`The provider's response was larger than ${maxBytes} bytes; Switchboard stopped reading it`);
+    this.name = 'ResponseTooLarge';
+  }
+}

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import type { ResolvedOAuth2 } from './registry.js';
+import { capResponse, DEFAULT_RESPONSE_MAX_BYTES } from './response-cap.js';
 
 /**
  * Every OAuth2 client flow goes through openid-client: consent URLs with state and PKCE S256,
@@ -40,6 +41,8 @@ export function oauthConfiguration(endpoints: ResolvedOAuth2): oidc.Configuratio
       : oidc.ClientSecretPost(endpoints.clientSecret),
   );
   if (authorize.protocol === 'http:' || new URL(endpoints.tokenUrl).protocol === 'http:') oidc.allowInsecureRequests(config);
+  // Token and revocation answers are read with the same cap as tool responses (finding 16).
+  config[oidc.customFetch] = async (url, options) => capResponse(await fetch(url, options as RequestInit), DEFAULT_RESPONSE_MAX_BYTES);
   configurations.set(endpoints, config);
   return config;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProviderHttpError, readJson } from '../http.js';
 import type { ToolContext } from '../sdk.js';
+import { apiPath, segment } from '../url-path.js';
 
 /** An Atlassian site the connection may use (GET /oauth/token/accessible-resources). */
 export interface AtlassianSite {
@@ -44,7 +45,7 @@ export async function jiraRequest<T>(
 ): Promise<T> {
   const site = await resolveCloudId(ctx, cloudId);
   const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
-  const res = await ctx.fetch(`/ex/jira/${encodeURIComponent(site)}/rest/api/3${path}`, {
+  const res = await ctx.fetch(`${apiPath`/ex/jira/${segment('cloudId', site)}/rest/api/3`}${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -52,7 +53,7 @@ export async function jiraRequest<T>(
   return (await readJson(res)) as T;
 }
 
-/** `/issue/{key}` with the key escaped. */
-export const issuePath = (issueKey: string) => `/issue/${encodeURIComponent(issueKey)}`;
+/** `/issue/{key}`, the key (argument `issueKey`) a checked single segment. */
+export const issuePath = (issueKey: string) => apiPath`/issue/${segment('issueKey', issueKey)}`;
 
 export const issueKeyArg = z.string().min(1).describe('Issue key such as "PROJ-123" (or the numeric issue id)');

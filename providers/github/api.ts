@@ -1,5 +1,6 @@
 import { readJson } from '../http.js';
 import type { ToolContext } from '../sdk.js';
+import { apiPath, segment, segments } from '../url-path.js';
 
 /** The REST API version every request pins (https://docs.github.com/rest/about-the-rest-api/api-versions). */
 const API_VERSION = '2022-11-28';
@@ -14,16 +15,18 @@ export function queryString(query: Query = {}): string {
   return text ? `?${text}` : '';
 }
 
-/** `/repos/{owner}/{repo}` with both parts escaped. */
-export const repoPath = (owner: string, repo: string) => `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+/** `/repos/{owner}/{repo}`, each a checked single segment (the arguments `owner` and `repo`). */
+export const repoPath = (owner: string, repo: string) => apiPath`/repos/${segment('owner', owner)}/${segment('repo', repo)}`;
 
-/** A file path inside a repository, each segment escaped and the slashes kept. */
-export const filePath = (path: string) =>
-  path
-    .split('/')
-    .filter((s) => s.length > 0)
-    .map(encodeURIComponent)
-    .join('/');
+/** `/repos/{owner}/{repo}/contents/{path}`: the file path (argument `path`) checked segment by segment. */
+export const contentsPath = (owner: string, repo: string, path: string) => {
+  const file = segments('path', path);
+  return `${repoPath(owner, repo)}${file.escaped ? apiPath`/contents/${file}` : '/contents'}`;
+};
+
+/** `/repos/{owner}/{repo}/{issues|pulls}/{number}`. */
+export const numberedPath = (owner: string, repo: string, kind: 'issues' | 'pulls', n: number) =>
+  `${repoPath(owner, repo)}${kind === 'issues' ? apiPath`/issues/${segment('issueNumber', n)}` : apiPath`/pulls/${segment('pullNumber', n)}`}`;
 
 /** One GitHub REST call: JSON in and out, the recommended media type and API version. */
 export async function githubRequest<T>(ctx: ToolContext, method: string, path: string, body?: unknown): Promise<T> {

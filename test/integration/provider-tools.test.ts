@@ -584,7 +584,7 @@ describe('slack', () => {
     const sent = await run(slack, 'send_message', { channel: '#general', text: 'Release *2.4* is out' });
     expect(sent).toEqual({ channel: general, ts: expect.stringMatching(/^\d+\.\d{6}$/), text: 'Release *2.4* is out' });
     expect(apis.requests.slice(before)).toEqual([
-      { method: 'POST', path: '/slack/chat.postMessage', subject: 'jo', contentType: 'application/json; charset=utf-8' },
+      { method: 'POST', path: '/slack/chat.postMessage', subject: 'jo', contentType: 'application/json; charset=utf-8', credential: true },
     ]);
     const history = await run(slack, 'get_channel_history', { channel: general });
     expect(history).toEqual({

@@ -17,8 +17,23 @@ import { freePort } from './ports.js';
 export interface FakeApis {
   baseUrl: string;
   /** Per-path behaviour overrides for the next requests. */
-  behave: Map<string, { status?: number; delayMs?: number; body?: unknown; times?: number }>;
-  requests: { method: string; path: string; subject?: string; contentType?: string }[];
+  behave: Map<
+    string,
+    {
+      status?: number;
+      delayMs?: number;
+      body?: unknown;
+      times?: number;
+      /** Extra response headers (a redirect's Location). */
+      headers?: Record<string, string>;
+      /** Answer 200 and stream bytes until the client hangs up (a hostile or broken upstream). */
+      endless?: boolean;
+    }
+  >;
+  /** `credential`: whether the request carried an Authorization or Cookie header. */
+  requests: { method: string; path: string; subject?: string; contentType?: string; credential: boolean }[];
+  /** Bytes written by `endless` answers before their clients hung up. */
+  endlessBytesSent: number;
   /** The most requests in flight at once since it was last reset to 0. */
   maxInFlight: number;
   /** Requests whose client hung up before the answer was sent (a deadline's abort reaching the wire). */
@@ -44,7 +59,7 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
   };
 
   let inFlight = 0;
-  const fake = { maxInFlight: 0, abandoned: 0 };
+  const fake = { maxInFlight: 0, abandoned: 0, endlessBytesSent: 0 };
   app.use((_req: Request, res: Response, next: NextFunction) => {
     inFlight++;
     fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
@@ -58,11 +73,14 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const subject = token ? await subjectOf(token) : undefined;
-    requests.push({ method: req.method, path: req.path, subject, contentType: req.headers['content-type'] });
+    const credential = Boolean(req.headers.authorization || req.headers.cookie);
+    requests.push({ method: req.method, path: req.path, subject, contentType: req.headers['content-type'], credential });
     const override = behave.get(req.path);
     if (override) {
       if (override.times !== undefined && --override.times <= 0) behave.delete(req.path);
       if (override.delayMs) await new Promise((r) => setTimeout(r, override.delayMs));
+      if (override.headers) res.set(override.headers);
+      if (override.endless) return streamForever(res, fake);
       if (override.status) return res.status(override.status).json(override.body ?? { message: `status ${override.status}` });
     }
     // Linear checks its own personal API keys.
@@ -94,4 +112,21 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
         server.closeAllConnections();
       }),
   });
+}
+
+/**
+ * A JSON array that never ends, about 64 KiB a millisecond (fast, yet slow enough that a client
+ * without a cap fills memory gradually rather than at once), until the client hangs up.
+ */
+function streamForever(res: Response, counter: { endlessBytesSent: number }): void {
+  const chunk = Buffer.from(`${JSON.stringify({ filler: 'x'.repeat(64 * 1024) })},`);
+  res.status(200).type('application/json');
+  res.write('[');
+  const pump = () => {
+    if (res.destroyed) return;
+    counter.endlessBytesSent += chunk.length;
+    if (res.write(chunk)) setTimeout(pump, 1);
+    else res.once('drain', pump);
+  };
+  pump();
 }

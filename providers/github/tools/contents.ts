@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../sdk.js';
-import { filePath, githubRequest, queryString, repoPath } from '../api.js';
+import { contentsPath, githubRequest, queryString } from '../api.js';
 import { repoRef } from '../args.js';
 
 interface GhContent {
@@ -34,8 +34,7 @@ export const contentTools = [
       ref: z.string().optional().describe('Branch, tag or commit SHA (default: the default branch)'),
     }),
     async run(args, ctx) {
-      const path = filePath(args.path);
-      const url = `${repoPath(args.owner, args.repo)}/contents${path ? `/${path}` : ''}${queryString({ ref: args.ref })}`;
+      const url = `${contentsPath(args.owner, args.repo, args.path)}${queryString({ ref: args.ref })}`;
       const result = await githubRequest<GhContent | GhContent[]>(ctx, 'GET', url);
       if (Array.isArray(result)) {
         return {
@@ -69,7 +68,7 @@ export const contentTools = [
       const result = await githubRequest<{
         content: { path: string; sha: string; html_url: string };
         commit: { sha: string; message: string; html_url: string };
-      }>(ctx, 'PUT', `${repoPath(args.owner, args.repo)}/contents/${filePath(args.path)}`, {
+      }>(ctx, 'PUT', contentsPath(args.owner, args.repo, args.path), {
         message: args.message,
         content: Buffer.from(args.content, 'utf8').toString('base64'),
         sha: args.sha,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineTool } from '../../sdk.js';
-import { githubRequest, queryString, repoPath } from '../api.js';
+import { githubRequest, numberedPath, queryString, repoPath } from '../api.js';
 import { issueNumber, paging, repoRef } from '../args.js';
 import { type GhIssue, type GhUser, issueDetails, slimIssue } from '../shapes.js';
 
-const issuePath = (a: { owner: string; repo: string; issueNumber: number }) => `${repoPath(a.owner, a.repo)}/issues/${a.issueNumber}`;
+const issuePath = (a: { owner: string; repo: string; issueNumber: number }) => numberedPath(a.owner, a.repo, 'issues', a.issueNumber);
 
 export const issueTools = [
   defineTool({

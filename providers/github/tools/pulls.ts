@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineTool } from '../../sdk.js';
-import { githubRequest, queryString, repoPath } from '../api.js';
+import { githubRequest, numberedPath, queryString, repoPath } from '../api.js';
 import { issueNumber, paging, repoRef } from '../args.js';
 import { type GhPull, pullDetails, slimPull } from '../shapes.js';
 
-const pullPath = (a: { owner: string; repo: string; pullNumber: number }) => `${repoPath(a.owner, a.repo)}/pulls/${a.pullNumber}`;
+const pullPath = (a: { owner: string; repo: string; pullNumber: number }) => numberedPath(a.owner, a.repo, 'pulls', a.pullNumber);
 const pullNumber = issueNumber.describe('Pull request number, e.g. 42');
 
 export const pullTools = [

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount } from '../support/github-account.js';
+import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { freePort } from '../support/ports.js';
+
+/**
+ * Findings 2 and 16 end to end: an agent with a Switchboard key calls connections_execute with
+ * hostile arguments (2), or the service it reaches answers an endless body (16). What the agent
+ * reads is an outcome with a clear code; what the service sees is nothing outside the API base.
+ */
+
+const github = { clientId: 'gh-attacks', clientSecret: 'gh-attacks-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
+const RESPONSE_CAP = 65536;
+
+let auth: TestAuthServer;
+let apis: FakeApis;
+let stack: Stack;
+let mallory: TestUser;
+
+beforeAll(async () => {
+  auth = await startAuthServer([github]);
+  apis = await startFakeApis((token) => auth.subjectOf(token));
+  stack = await startStack({
+    env: {
+      PORT: String(await freePort()),
+      ...auth.envFor('GITHUB', github),
+      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
+      CONNECTIONS_TOOL_TIMEOUT_MS: '5000',
+      CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(RESPONSE_CAP),
+    },
+  });
+  mallory = await createTestUser(stack, { email: 'mallory-attacks@example.com' });
+  // Her organisation forbids merging pull requests; she is connected to the repository's GitHub.
+  await stack.services.pool.query('UPDATE tenants SET settings = $2 WHERE id = $1', [
+    mallory.user.tenantId,
+    { excludeTools: ['merge_pull_request'] },
+  ]);
+  await connectGithubAccount(stack, auth, github.clientId, mallory, 'octocat');
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await apis?.close();
+  await auth?.close();
+});
+
+const execute = (name: string, args: Record<string, unknown>) =>
+  mallory.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+
+describe('finding 2: tool arguments cannot steer requests', () => {
+  it('finding 2: create_or_update_file with path "../pulls/3/merge" answers invalid_arguments and merges nothing', async () => {
+    expect(await execute('github__merge_pull_request', { owner: 'octocat', repo: 'hello-world', pullNumber: 3 })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
+    const before = apis.requests.length;
+    const outcome = await execute('github__create_or_update_file', {
+      owner: 'octocat',
+      repo: 'hello-world',
+      path: '../pulls/3/merge',
+      content: 'x',
+      message: 'merge it',
+    });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_arguments',
+        message: expect.stringContaining('path'),
+        issues: [{ path: ['path'], message: expect.any(String) }],
+      },
+    });
+    expect(apis.requests.slice(before)).toEqual([]);
+    expect(apis.state.github.repos.get('octocat/hello-world')!.issues.find((i) => i.number === 3)!.pull!.mergedAt).toBeNull();
+  });
+
+  it('finding 2: owner ".." and repo ".." answer invalid_arguments and nothing reaches a path above the API base', async () => {
+    const before = apis.requests.length;
+    const outcome = await execute('github__get_file_contents', { owner: '..', repo: '..', path: 'admin/keys' });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'invalid_arguments', issues: [{ path: ['owner'] }] } });
+    expect(apis.requests.slice(before)).toEqual([]);
+  });
+});
+
+describe('finding 16: provider responses are capped', () => {
+  it('finding 16: an endless answer fails the call promptly with tool_failed, saying Switchboard stopped reading', async () => {
+    apis.behave.set('/github/user/repos', { endless: true, times: 1 });
+    const abandoned = apis.abandoned;
+    const started = Date.now();
+    const outcome = await execute('github__list_repos', {});
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: {
+        code: 'tool_failed',
+        message: expect.stringContaining(`The provider's response was larger than ${RESPONSE_CAP} bytes; Switchboard stopped reading it`),
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(4000);
+    await expect.poll(() => apis.abandoned).toBe(abandoned + 1);
+  });
+});
