@@ -146,8 +146,31 @@ export const baseEnvSchema = z.object({
 
   /** Browser origins of Temporal UI allowed to call the codec endpoint (CORS). */
   TEMPORAL_UI_ORIGINS: optionalString,
-  /** `operator`: the codec endpoint needs an operator's API key or portal session; `none`: open (local dev). */
+  /** `operator`: the codec endpoint needs a codec operator's API key or portal session; `none`: open (local dev). */
   CODEC_AUTH: z.enum(['operator', 'none']).default('operator'),
+  /**
+   * The platform tenant whose users may be codec operators: the operator's own staff, never a
+   * customer's tenant. Codec access is set here, in the operator's environment, never by a role.
+   */
+  CODEC_OPERATOR_TENANT: optionalString,
+  /** Emails (comma-separated) of the CODEC_OPERATOR_TENANT users who may use the codec endpoint. */
+  CODEC_OPERATORS: z
+    .string()
+    .default('')
+    .transform(
+      (v) =>
+        new Set(
+          v
+            .split(',')
+            .map((e) => e.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+    ),
+  /** `/codec/encode` seals payloads Switchboard's worker then trusts as its own: off unless `true`. */
+  CODEC_ALLOW_ENCODE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Remote Switchboard instances merged into connections_search / connections_execute. */
   SWITCHBOARD_SOURCES: sources,
   /** This instance's name as a source, when SWITCHBOARD_SOURCES is set. */
@@ -249,6 +272,12 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
     }
   } else if (values.ENCRYPTION_ACTIVE_KEY_ID) {
     problems.push({ variable: 'ENCRYPTION_KEYS', message: 'required when ENCRYPTION_ACTIVE_KEY_ID is set' });
+  }
+  if (values.CODEC_OPERATORS.size > 0 && !values.CODEC_OPERATOR_TENANT) {
+    problems.push({
+      variable: 'CODEC_OPERATOR_TENANT',
+      message: 'required when CODEC_OPERATORS is set (the platform tenant of those users)',
+    });
   }
   const oidc = [values.PORTAL_OIDC_ISSUER, values.PORTAL_OIDC_CLIENT_ID, values.PORTAL_OIDC_CLIENT_SECRET];
   if (oidc.some(Boolean) && !oidc.every(Boolean)) {

@@ -39,7 +39,10 @@ export class SwitchboardPlugin extends SimplePlugin {
   }
 
   constructor(options: SwitchboardPluginOptions = {}) {
-    const codec = options.keyring && new KeyringPayloadCodec(options.keyring);
+    // Switchboard's own worker (the one with its activities) runs only what was sealed with the
+    // payload key: plain input from anyone who merely reaches Temporal fails, and runs nothing.
+    // A client-only plugin (an agent's worker) passes its own plain payloads through.
+    const codec = options.keyring && new KeyringPayloadCodec(options.keyring, { refuseUnsealed: Boolean(options.activityDeps) });
     super({
       name: 'switchboard',
       ...(codec && {

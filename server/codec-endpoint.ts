@@ -2,19 +2,18 @@ import type { Payload } from '@temporalio/common';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { KeyringPayloadCodec } from '../plugin/payload-codec.js';
-import { authenticateApiKey } from '../store/api-keys.js';
-import { getUser } from '../store/users.js';
+import { type CodecCaller, codecCallerOf } from './codec-access.js';
 import type { ServiceContext } from './context.js';
-import { readPortalUser } from './portal/session.js';
 
 /**
  * The codec endpoint Temporal UI calls to show Switchboard's encrypted payloads as JSON:
  * POST /codec/decode and /codec/encode with `{payloads: [{metadata, data}]}` (base64 values).
- * CORS admits only the configured UI origins; callers must be operators (an API key or a portal
- * session of a user with the `operator` role) unless CODEC_AUTH=none.
+ * CORS admits only the configured UI origins; callers must be codec operators (codec-access.ts:
+ * set by the operator's environment, not by any tenant role) unless CODEC_AUTH=none. Encoding is
+ * off unless CODEC_ALLOW_ENCODE=true: a sealed payload is what Switchboard's worker trusts as
+ * input, so /codec/encode would otherwise be a way to forge it. Every use is logged (who, which
+ * direction, how many payloads; never their contents).
  */
-
-export const OPERATOR_ROLE = 'operator';
 
 const jsonPayloads = z.object({
   payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() })).max(10_000),
@@ -63,44 +62,50 @@ export function codecRouter(ctx: ServiceContext): Router {
     next();
   });
 
-  const requireOperator = async (req: Request, res: Response, next: NextFunction) => {
-    if (ctx.config.CODEC_AUTH === 'none') return next();
-    const key = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    const caller = key ? await authenticateApiKey(ctx.pool, key) : undefined;
-    const human = caller ? undefined : await readPortalUser(ctx, req);
-    const roles = caller?.roles ?? (human ? ((await getUser(ctx.pool, human.userId))?.roles ?? []) : undefined);
-    if (!roles) {
+  const handle = (direction: 'decode' | 'encode') => async (req: Request, res: Response) => {
+    const caller = await codecCallerOf(ctx, req);
+    if (caller.kind === 'anonymous') {
       res
         .status(401)
         .set('WWW-Authenticate', 'Bearer realm="switchboard-codec"')
-        .json({ error: 'The codec endpoint needs an operator credential' });
+        .json({ error: 'The codec endpoint needs a codec operator credential (an API key or portal session)' });
       return;
     }
-    if (!roles.includes(OPERATOR_ROLE)) {
-      res.status(403).json({ error: 'Only users with the operator role may read payloads' });
+    if (caller.kind === 'refused') {
+      ctx.logger.warn({ codec: { direction, userId: caller.userId } }, 'codec use refused: not a codec operator');
+      res.status(403).json({ error: 'Only codec operators (CODEC_OPERATOR_TENANT and CODEC_OPERATORS) may use the codec endpoint' });
       return;
     }
-    next();
-  };
-
-  const handle = (direction: 'decode' | 'encode') => async (req: Request, res: Response) => {
+    if (direction === 'encode' && !ctx.config.CODEC_ALLOW_ENCODE) {
+      ctx.logger.warn({ codec: { direction, ...who(caller) } }, 'codec encode refused: CODEC_ALLOW_ENCODE is off');
+      res.status(403).json({
+        error: "Encoding is disabled (CODEC_ALLOW_ENCODE=false): sealed payloads are what Switchboard's worker accepts as input",
+      });
+      return;
+    }
     const parsed = jsonPayloads.safeParse(req.body);
     if (!parsed.success) {
       res.status(400).json({ error: 'Expected {"payloads": [{"metadata": {…base64}, "data": "…base64"}]}' });
       return;
     }
     const payloads = parsed.data.payloads.map(fromJson);
+    const use = { direction, payloads: payloads.length, namespace: req.get('x-namespace')?.slice(0, 100), ...who(caller) };
     try {
       const out = direction === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+      ctx.logger.info({ codec: use }, `codec ${direction}`);
       res.json({ payloads: out.map(toJson) });
     } catch (err) {
-      ctx.logger.warn({ err: (err as Error).message }, `codec ${direction} failed`);
+      ctx.logger.warn({ codec: use, err: (err as Error).message }, `codec ${direction} failed`);
       res.status(400).json({ error: `Could not ${direction} the payloads (unknown key or tampered data)` });
     }
   };
 
   const body = express.json({ limit: '4mb' });
-  router.post('/codec/decode', body, requireOperator, handle('decode'));
-  router.post('/codec/encode', body, requireOperator, handle('encode'));
+  router.post('/codec/decode', body, handle('decode'));
+  router.post('/codec/encode', body, handle('encode'));
   return router;
 }
+
+/** Who used the codec, for the log line (CODEC_AUTH=none: nobody known). */
+const who = (caller: Exclude<CodecCaller, { kind: 'anonymous' | 'refused' }>) =>
+  caller.kind === 'operator' ? { userId: caller.userId, via: caller.via } : { userId: null, via: 'CODEC_AUTH=none' };

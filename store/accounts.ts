@@ -185,10 +185,14 @@ export async function deleteAccount(db: Queryable, tenantId: string, id: string)
   return (rowCount ?? 0) > 0;
 }
 
-/** Re-seals every credential under the active key; returns how many rows moved. */
+/**
+ * Re-seals every credential under the active key, and those sealed before keys were derived per
+ * purpose (`v1.`) under the at-rest key; returns how many rows moved.
+ */
 export async function resealCredentials(db: Queryable, keyring: Keyring): Promise<number> {
   const { rows } = await db.query(
-    'SELECT id, tenant_id, credential_sealed FROM accounts WHERE credential_sealed IS NOT NULL AND credential_key_id <> $1',
+    `SELECT id, tenant_id, credential_sealed FROM accounts
+      WHERE credential_sealed IS NOT NULL AND (credential_key_id <> $1 OR credential_sealed LIKE 'v1.%')`,
     [keyring.activeKeyId],
   );
   for (const row of rows) {

@@ -186,10 +186,19 @@ let operator: TestUser;
 beforeAll(async () => {
   stack = await startStack({
     // A (dummy) GitHub OAuth client, so connect's deliberate 503 "not configured" is not what the fuzz hits.
-    env: { RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'fatal', GITHUB_CLIENT_ID: 'fuzz', GITHUB_CLIENT_SECRET: 'fuzz-secret-0123456789' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '100000',
+      LOG_LEVEL: 'fatal',
+      GITHUB_CLIENT_ID: 'fuzz',
+      GITHUB_CLIENT_SECRET: 'fuzz-secret-0123456789',
+      // A codec operator (and encoding on), so the fuzz reaches the codec's parsing, not only its 403.
+      CODEC_OPERATOR_TENANT: 'ten_fuzz_platform',
+      CODEC_OPERATORS: 'ops@fuzz.example',
+      CODEC_ALLOW_ENCODE: 'true',
+    },
   });
   user = await createTestUser(stack);
-  operator = await createTestUser(stack, { roles: ['operator'] });
+  operator = await createTestUser(stack, { tenantId: 'ten_fuzz_platform', email: 'ops@fuzz.example' });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,19 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { replayHistories } from '../../bin/support/replay.js';
 import { connectionWorkflowId } from '../../core/ids.js';
+import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../plugin/payload-codec.js';
 import { completeConnection } from '../../server/connections/complete-connection.js';
 import { createLogger } from '../../server/logger.js';
-import { insertAccount } from '../../store/accounts.js';
+import { credentialAad, insertAccount, resealCredentials } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { Keyring } from '../../store/keyring.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
+import { FIXTURE_KEY, FIXTURE_KEY_ID, FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
 import { createTestUser, LogCapture, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { historyFromFixture, historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
+import { sealBeforeKeySplit } from '../support/legacy-seal.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { freePort } from '../support/ports.js';
 
 const FIXTURES = new URL('../fixtures/histories/', import.meta.url).pathname;
 const github = {
@@ -26,6 +30,9 @@ const github = {
 let auth: TestAuthServer;
 let apis: FakeApis;
 let stack: Stack;
+/** The platform's own tenant and the one person the operator's environment names as codec operator. */
+const PLATFORM_TENANT = 'ten_platform_ops';
+const OPS_EMAIL = 'ops@platform.example';
 let operator: TestUser;
 let member: TestUser;
 /** Every secret handed out during the run; none may be found in clear anywhere. */
@@ -40,10 +47,18 @@ beforeAll(async () => {
   apis = await startFakeApis((token) => auth.subjectOf(token));
   // A fixed, test-only key, so the histories recorded here can be kept as replay fixtures.
   stack = await startStack({
-    env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github`, ENCRYPTION_KEYS: FIXTURE_KEYRING_ENV },
+    env: {
+      ...auth.envFor('GITHUB', github),
+      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
+      ENCRYPTION_KEYS: FIXTURE_KEYRING_ENV,
+      CODEC_OPERATOR_TENANT: PLATFORM_TENANT,
+      CODEC_OPERATORS: OPS_EMAIL,
+      // The operator port, where /metrics is (finding 14).
+      METRICS_PORT: String(await freePort()),
+    },
   });
-  operator = await createTestUser(stack, { roles: ['member', 'operator'] });
-  member = await createTestUser(stack, { tenantId: operator.user.tenantId, roles: ['member'] });
+  operator = await createTestUser(stack, { tenantId: PLATFORM_TENANT, email: OPS_EMAIL, roles: ['member'] });
+  member = await createTestUser(stack, { roles: ['member'] });
   await runRealWorkloads();
 }, 120_000);
 
@@ -100,8 +115,31 @@ async function runRealWorkloads() {
 async function rawHistories(): Promise<{ workflowId: string; history: History; text: string }[]> {
   const raw = new Client({ connection: stack.services.connection, namespace: stack.services.config.TEMPORAL_NAMESPACE });
   const all = await rawHistoriesOf(raw, stack.env.TEMPORAL_TASK_QUEUE);
-  return all.filter((h) => (h.history.events?.length ?? 0) > 2).map((h) => ({ ...h, text: historyText(h.history) }));
+  return all
+    .filter((h) => (h.history.events?.length ?? 0) > 2 && !h.workflowId.startsWith(FORGED))
+    .map((h) => ({ ...h, text: historyText(h.history) }));
 }
+
+/** Workflows this file forges through a raw client (finding 7); kept out of the replay and leak checks. */
+const FORGED = 'forged-';
+
+const toJsonPayload = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null }) => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  data: Buffer.from(p.data ?? []).toString('base64'),
+});
+
+/** A payload as a client without Switchboard's codec writes it: plain JSON. */
+const plainJson = (value: unknown) => ({
+  metadata: { encoding: Buffer.from('json/plain') },
+  data: Buffer.from(JSON.stringify(value)),
+});
+
+const codecPost = (direction: 'decode' | 'encode', headers: Record<string, string>, payloads: unknown[]) =>
+  fetch(`${stack.baseUrl}/codec/${direction}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ payloads }),
+  });
 
 describe('payload encryption', () => {
   it('history holds ciphertext: every payload is binary/encrypted, tool arguments and results unreadable', async () => {
@@ -168,17 +206,8 @@ describe('the codec endpoint', () => {
   it('decodes for an operator, refuses others, and limits CORS to the Temporal UI origin', async () => {
     const histories = await rawHistories();
     const batch = histories.find((h) => h.workflowId.startsWith('tool-batch-'))!;
-    const started = batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
-    const input = {
-      metadata: Object.fromEntries(Object.entries(started.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-      data: Buffer.from(started.data ?? []).toString('base64'),
-    };
-    const post = (headers: Record<string, string>) =>
-      fetch(`${stack.baseUrl}/codec/decode`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ payloads: [input] }),
-      });
+    const input = toJsonPayload(batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+    const post = (headers: Record<string, string>) => codecPost('decode', headers, [input]);
 
     const decoded = await post({ authorization: `Bearer ${operator.apiKey}`, origin: 'http://localhost:8233' });
     expect(decoded.status).toBe(200);
@@ -204,6 +233,97 @@ describe('the codec endpoint', () => {
       }),
     );
     expect(bad.status).toBe(400);
+  });
+
+  it('finding 6: a tenant admin who gives herself a role named operator (or any role) gets 403 from /codec/decode and /codec/encode', async () => {
+    // Mallory administers her own tenant and holds every role she could think of, "operator" included.
+    const mallory = await createTestUser(stack, { roles: ['member', 'admin', 'operator', 'codec', 'platform-operator'] });
+    const [batch] = (await rawHistories()).filter((h) => h.workflowId.startsWith('tool-batch-'));
+    const input = toJsonPayload(batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+    const decode = await codecPost('decode', { authorization: `Bearer ${mallory.apiKey}` }, [input]);
+    expect(decode.status).toBe(403);
+    expect(await decode.json()).toEqual({ error: expect.stringContaining('CODEC_OPERATORS') });
+    const encode = await codecPost('encode', { authorization: `Bearer ${mallory.apiKey}` }, [toJsonPayload(plainJson({ x: 1 }))]);
+    expect(encode.status).toBe(403);
+    // A user of the platform tenant who is not listed is refused too: the list, not the tenant, grants it.
+    const colleague = await createTestUser(stack, { tenantId: PLATFORM_TENANT, roles: ['member', 'operator'] });
+    expect((await codecPost('decode', { authorization: `Bearer ${colleague.apiKey}` }, [input])).status).toBe(403);
+  });
+
+  it('finding 6: the configured operator decodes (old fixture payloads too); encode is refused; every use is logged without contents', async () => {
+    const [batch] = (await rawHistories()).filter((h) => {
+      const first = h.history.events![0].workflowExecutionStartedEventAttributes;
+      return h.workflowId.startsWith('tool-batch-') && first;
+    });
+    const sealed = batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+    // Payloads sealed since the key split name their scheme; fixtures recorded before it do not, and still open.
+    expect(Buffer.from(sealed.metadata!['encryption-scheme']!).toString()).toBe('switchboard-payload-v2');
+    const fixture = historyFromFixture(readFileSync(`${FIXTURES}tool-batch-1.json`, 'utf8'));
+    const legacy = fixture.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+    expect(legacy.metadata!['encryption-scheme']).toBeUndefined();
+
+    const logsBefore = stack.logs.text().length;
+    const auth = { authorization: `Bearer ${operator.apiKey}`, 'x-namespace': 'default' };
+    const decoded = await codecPost('decode', auth, [toJsonPayload(sealed), toJsonPayload(legacy)]);
+    expect(decoded.status).toBe(200);
+    const [fresh, old] = (await decoded.json()).payloads.map((p: { data: string }) => JSON.parse(Buffer.from(p.data, 'base64').toString()));
+    expect(fresh).toMatchObject({ tenantId: member.user.tenantId, calls: expect.any(Array) });
+    expect(old).toMatchObject({ tenantId: expect.any(String), calls: expect.any(Array) });
+
+    const encode = await codecPost('encode', auth, [toJsonPayload(plainJson({ tenantId: member.user.tenantId }))]);
+    expect(encode.status).toBe(403);
+    expect(await encode.json()).toEqual({ error: expect.stringContaining('CODEC_ALLOW_ENCODE') });
+
+    const lines = stack.logs
+      .text()
+      .slice(logsBefore)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.codec)).toEqual([
+      expect.objectContaining({
+        msg: 'codec decode',
+        codec: { direction: 'decode', payloads: 2, namespace: 'default', userId: operator.user.id, via: 'api-key' },
+      }),
+      expect.objectContaining({
+        msg: expect.stringContaining('codec encode refused'),
+        codec: expect.objectContaining({ direction: 'encode', userId: operator.user.id }),
+      }),
+    ]);
+    const logged = stack.logs.text().slice(logsBefore);
+    for (const content of [JSON.stringify(fresh.calls), JSON.stringify(old.calls), toJsonPayload(sealed).data])
+      expect(logged).not.toContain(content);
+  });
+
+  it('finding 6: a credential row sealed with the raw key before the split still works, and `keys reseal` moves it to the at-rest key', async () => {
+    const { pool, keyring } = stack.services;
+    const tokens = await auth.issueTokens('legacy-octo', github.clientId);
+    planted.add(tokens.accessToken).add(tokens.refreshToken);
+    const owner = await createTestUser(stack, { roles: ['member'] });
+    const account = await insertAccount(pool, keyring, {
+      tenantId: owner.user.tenantId,
+      ownerUserId: owner.user.id,
+      integration: 'github',
+      label: 'legacy-octo',
+      grantedScopes: ['repo', 'read:user'],
+      accessExpiresAt: new Date(Date.now() + 3_600_000),
+      credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken },
+    });
+    const credential = JSON.stringify({ type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
+    const old = sealBeforeKeySplit(
+      Buffer.from(FIXTURE_KEY, 'base64'),
+      FIXTURE_KEY_ID,
+      credential,
+      credentialAad(owner.user.tenantId, account.id),
+    );
+    await pool.query('UPDATE accounts SET credential_sealed = $2 WHERE id = $1', [account.id, old]);
+
+    const me = async () => (await owner.call('execute_tools', { executions: [{ tool: 'github_get_authenticated_user' }] })).body.results[0];
+    expect(await me()).toEqual({ result: expect.objectContaining({ login: 'legacy-octo' }) });
+    expect(await resealCredentials(pool, keyring)).toBeGreaterThanOrEqual(1);
+    const { rows } = await pool.query('SELECT credential_sealed FROM accounts WHERE id = $1', [account.id]);
+    expect(rows[0].credential_sealed.startsWith(`v2.${FIXTURE_KEY_ID}.`)).toBe(true);
+    expect(await me()).toEqual({ result: expect.objectContaining({ login: 'legacy-octo' }) });
   });
 });
 
@@ -313,8 +433,8 @@ describe('logs and metrics', () => {
     expect(text).toContain('[redacted]');
   });
 
-  it('serves tool-call, refresh, wait and worker metrics at /metrics', async () => {
-    const text = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+  it('serves tool-call, refresh, wait and worker metrics at /metrics on the operator port', async () => {
+    const text = await (await fetch(`${stack.http.operator!.url}/metrics`)).text();
     expect(text).toMatch(/switchboard_tool_calls_total\{provider="github",tool="github__get_authenticated_user",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/switchboard_tool_calls_total\{provider="github",tool="github__get_authenticated_user",outcome="tool_failed"\} 1/);
     expect(text).toMatch(/switchboard_token_refreshes_total\{provider="github",outcome="ok"\} 1/);
@@ -341,6 +461,79 @@ describe('secrets never in clear', () => {
     };
     for (const [where, text] of Object.entries(haystacks)) {
       for (const secret of secrets) expect(text.includes(secret), `a planted secret in ${where}`).toBe(false);
+    }
+  });
+});
+
+describe('finding 7: only input sealed with the payload key runs', () => {
+  /** Someone who can reach Temporal but holds no key: a client without Switchboard's codec. */
+  const outsider = () => new Client({ connection: stack.services.connection, namespace: stack.services.config.TEMPORAL_NAMESPACE });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** The first workflow task failure in a run's history, read the way Temporal UI shows it (failure messages go through the codec). */
+  async function workflowTaskFailure(handle: WorkflowHandle): Promise<string> {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(200)) {
+      const event = (await handle.fetchHistory()).events?.find((e) => e.workflowTaskFailedEventAttributes);
+      const failure = event?.workflowTaskFailedEventAttributes?.failure;
+      if (!failure) continue;
+      if (!failure.encodedAttributes) return failure.message ?? '';
+      const [attributes] = await new KeyringPayloadCodec(stack.services.keyring).decode([failure.encodedAttributes]);
+      return JSON.parse(Buffer.from(attributes.data!).toString()).message;
+    }
+    throw new Error(`no workflow task of ${handle.workflowId} failed`);
+  }
+
+  const auditRowsOf = async (userId: string) =>
+    Number((await stack.services.pool.query('SELECT count(*) FROM audit_log WHERE actor_user_id = $1', [userId])).rows[0].count);
+
+  it('finding 7: toolBatchWorkflow started with plain JSON naming a real user runs nothing, writes no audit row, and its workflow task fails saying why', async () => {
+    const requestsBefore = apis.requests.length;
+    const auditBefore = await auditRowsOf(member.user.id);
+    // The member has a stored GitHub account: a forged batch naming her would run with her token.
+    const handle = await outsider().workflow.start('toolBatchWorkflow', {
+      taskQueue: stack.env.TEMPORAL_TASK_QUEUE,
+      workflowId: `${FORGED}batch-${randomUUID()}`,
+      args: [
+        {
+          tenantId: member.user.tenantId,
+          userId: member.user.id,
+          calls: [{ tool: 'github__get_authenticated_user', args: {} }],
+          timeoutMs: 30_000,
+          maxResultBytes: 32_768,
+        },
+      ],
+    });
+    try {
+      expect(await workflowTaskFailure(handle)).toContain(UNSEALED_MESSAGE);
+      await sleep(1_000);
+      expect(apis.requests.length).toBe(requestsBefore);
+      expect(await auditRowsOf(member.user.id)).toBe(auditBefore);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+    } finally {
+      await handle.terminate('finding 7 test: forged input');
+    }
+  });
+
+  it('finding 7: connectionWorkflow started with plain JSON, and a plain "connected" signal to a real pending connection, are refused the same way', async () => {
+    const forged = await outsider().workflow.start('connectionWorkflow', {
+      taskQueue: stack.env.TEMPORAL_TASK_QUEUE,
+      workflowId: `${FORGED}connection-${randomUUID()}`,
+      args: [{ attemptId: 'conn_forged', tenantId: member.user.tenantId, userId: member.user.id, integration: 'github', ttlSec: 60 }],
+    });
+    try {
+      expect(await workflowTaskFailure(forged)).toContain(UNSEALED_MESSAGE);
+    } finally {
+      await forged.terminate('finding 7 test: forged input');
+    }
+
+    const started = await member.call('connect', { integration: 'github' });
+    const genuine = outsider().workflow.getHandle(connectionWorkflowId(started.body.connectionId));
+    await genuine.signal('connectionResolved', { status: 'CONNECTED', accountId: 'acct_forged' });
+    try {
+      expect(await workflowTaskFailure(genuine)).toContain(UNSEALED_MESSAGE);
+      expect((await getAttempt(stack.services.pool, started.body.connectionId))!.status).toBe('PENDING');
+    } finally {
+      await genuine.terminate('finding 7 test: forged signal');
     }
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Keyring, KeyringError } from '../../store/keyring.js';
+import { sealBeforeKeySplit } from '../support/legacy-seal.js';
 
 const k1 = randomBytes(32);
 const k2 = randomBytes(32);
@@ -10,7 +11,7 @@ describe('keyring (AES-256-GCM)', () => {
     const ring = new Keyring(new Map([['k1', k1]]));
     const sealed = ring.encrypt('gho_secret-token', 'account:t:a:credential');
     expect(sealed).not.toContain('gho_secret-token');
-    expect(sealed.startsWith('v1.k1.')).toBe(true);
+    expect(sealed.startsWith('v2.k1.')).toBe(true);
     expect(ring.decrypt(sealed, 'account:t:a:credential')).toBe('gho_secret-token');
   });
 
@@ -46,5 +47,48 @@ describe('keyring (AES-256-GCM)', () => {
 
   it('refuses an active key id that is not in the ring', () => {
     expect(() => new Keyring(new Map([['k1', k1]]), 'nope')).toThrow(/not in the keyring/);
+  });
+
+  it('finding 6: a credential sealed with the raw key before the split still decrypts, and is marked for re-sealing', () => {
+    const ring = new Keyring(new Map([['k1', k1]]));
+    const old = sealBeforeKeySplit(k1, 'k1', 'gho_old-row', 'account:t:a:credential');
+    expect(ring.decrypt(old, 'account:t:a:credential')).toBe('gho_old-row');
+    expect(Keyring.isLegacy(old)).toBe(true);
+    expect(Keyring.isLegacy(ring.encrypt('new', 'aad'))).toBe(false);
+  });
+
+  it('finding 6: payloads and credentials use different keys derived from one entry; neither opens as the other', () => {
+    const ring = new Keyring(new Map([['k1', k1]]));
+    const aad = 'account:t:a:credential';
+    // A payload-key ciphertext dressed as a credential row (same AAD, same format) does not open.
+    const payload = ring.encryptBytes(Buffer.from('gho_token'), aad).data;
+    const asRow = ['v2', 'k1', payload.subarray(0, 12), payload.subarray(12, payload.length - 16), payload.subarray(payload.length - 16)]
+      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+      .join('.');
+    expect(() => ring.decrypt(asRow, aad)).toThrow(/failed authentication/);
+    // A credential row's ciphertext presented as a payload does not open either.
+    const [, , iv, body, tag] = ring.encrypt('gho_token', aad).split('.');
+    const asPayload = Buffer.concat([iv, body, tag].map((p) => Buffer.from(p, 'base64url')));
+    expect(() => ring.decryptBytes('k1', asPayload, aad)).toThrow(/failed authentication/);
+    expect(() => ring.decryptBytes('k1', asPayload, aad, 'legacy')).toThrow(/failed authentication/);
+    // Neither derived key is the raw entry.
+    expect(() => ring.decryptBytes('k1', payload, aad, 'legacy')).toThrow(/failed authentication/);
+    expect(ring.decryptBytes('k1', payload, aad).toString()).toBe('gho_token');
+  });
+
+  it('finding 6: rotation keeps working with derived keys', () => {
+    const rotated = new Keyring(
+      new Map([
+        ['k1', k1],
+        ['k2', k2],
+      ]),
+      'k2',
+    );
+    const before = new Keyring(new Map([['k1', k1]]));
+    const payload = before.encryptBytes(Buffer.from('p'), 'temporal-payload');
+    expect(payload.keyId).toBe('k1');
+    expect(rotated.decryptBytes('k1', payload.data, 'temporal-payload').toString()).toBe('p');
+    expect(rotated.decrypt(before.encrypt('c', 'aad'), 'aad')).toBe('c');
+    expect(rotated.encryptBytes(Buffer.from('p'), 'x').keyId).toBe('k2');
   });
 });
