@@ -27,9 +27,17 @@ describe('docker-compose.yml', () => {
     expect(compose.services.postgres.environment.POSTGRES_PASSWORD).toBe(decodeURIComponent(db.password));
     expect(compose.services.postgres.environment.POSTGRES_DB).toBe(db.pathname.slice(1));
     expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(compose.services.temporal.ports).toContain('7233:7233');
+    expect(compose.services.temporal.ports).toContain('127.0.0.1:7233:7233');
     expect(compose.services.server.ports).toContain(`${env.PORT}:${env.PORT}`);
     expect(new URL(env.PUBLIC_BASE_URL).port).toBe(env.PORT);
     expect(compose.services['temporal-ui'].environment.TEMPORAL_ADDRESS).toBe(env.TEMPORAL_ADDRESS);
+  });
+
+  it('finding 7: Postgres, Temporal and Temporal UI are published on loopback only', () => {
+    for (const name of ['postgres', 'temporal', 'temporal-ui']) {
+      const ports: string[] = compose.services[name].ports;
+      expect(ports.length, name).toBeGreaterThan(0);
+      for (const port of ports) expect(port, `${name} publishes ${port}`).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    }
   });
 });
