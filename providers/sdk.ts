@@ -63,7 +63,12 @@ export interface ToolLogger {
 
 export interface ToolContext {
   credential: Credential;
-  /** `fetch` with the deadline's AbortSignal and the provider's base URL applied to relative paths. */
+  /**
+   * `fetch` with the deadline's AbortSignal and the provider's base URL applied to relative paths.
+   * It refuses (OutsideApiBase) any URL outside the API base, follows redirects only inside it, and
+   * stops reading a body at CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES (ResponseTooLarge). Build paths
+   * from arguments with `apiPath`/`segment` (url-path.ts), never by splicing strings.
+   */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   apiBaseUrl: string;
   signal: AbortSignal;

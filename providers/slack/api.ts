@@ -1,5 +1,6 @@
 import { ProviderHttpError, readJson } from '../http.js';
 import type { ToolContext } from '../sdk.js';
+import { apiPath, segment } from '../url-path.js';
 
 /**
  * Slack Web API calls (https://api.slack.com/web). Slack answers most failures with HTTP 200 and
@@ -44,9 +45,9 @@ export async function slackRequest<T>(ctx: ToolContext, method: string, params: 
   let res: Response;
   if (kind === 'read') {
     const query = new URLSearchParams(defined.map(([k, v]) => [k, String(v)])).toString();
-    res = await ctx.fetch(`/${method}${query ? `?${query}` : ''}`);
+    res = await ctx.fetch(`${apiPath`/${segment('method', method)}`}${query ? `?${query}` : ''}`);
   } else {
-    res = await ctx.fetch(`/${method}`, {
+    res = await ctx.fetch(apiPath`/${segment('method', method)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(Object.fromEntries(defined)),
