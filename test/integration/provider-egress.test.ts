@@ -179,6 +179,22 @@ describe('finding 2: Slack', () => {
     expect(outside('slack')).toEqual([]);
   });
 
+  it('a 307 that stays inside the base is followed with its method, body and token', async () => {
+    apis.behave.set('/slack/chat.update', { status: 307, headers: { location: 'chat.postMessage' }, times: 1 });
+    const sent = (await contextFor(slack)
+      .fetch('/chat.update', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ channel: '#general', text: 'moved' }),
+      })
+      .then((r) => r.json())) as { ok: boolean; message?: { text: string } };
+    expect(sent).toMatchObject({ ok: true, message: { text: 'moved' } });
+    expect(apis.requests.map((r) => [r.method, r.path, r.subject])).toEqual([
+      ['POST', '/slack/chat.update', 'jo'],
+      ['POST', '/slack/chat.postMessage', 'jo'],
+    ]);
+  });
+
   it('finding 2: a redirect to another origin is not followed at all', async () => {
     apis.behave.set('/slack/users.info', { status: 302, headers: { location: `${elsewhere.url}/users.info` } });
     expect(await runTool(slack, 'get_user_info', { user: 'U123' })).toBeInstanceOf(OutsideApiBase);
