@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type express from 'express';
 import type { Logger } from 'pino';
@@ -37,6 +38,7 @@ export interface SwitchboardOptions {
   activeKeyId?: string;
   temporal: { client: Client; taskQueue?: string };
   publicBaseUrl?: string;
+  /** Signs connect links and portal sessions (32+ random characters). Omitted: one per process (production: required). */
   signingSecret?: string;
   /** Register the two agent tools (opt-in). */
   tools?: boolean;
@@ -68,6 +70,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       ...(options.publicBaseUrl && { PUBLIC_BASE_URL: options.publicBaseUrl }),
       ...(options.encryptionKeys && { ENCRYPTION_KEYS: options.encryptionKeys }),
       ...(options.activeKeyId && { ENCRYPTION_ACTIVE_KEY_ID: options.activeKeyId }),
+      ...(options.signingSecret !== undefined && { PORTAL_SIGNING_SECRET: options.signingSecret }),
       ...(options.temporal.taskQueue && { TEMPORAL_TASK_QUEUE: options.temporal.taskQueue }),
       ...(options.storage && 'databaseUrl' in options.storage && { DATABASE_URL: options.storage.databaseUrl }),
       ...(options.storage && 'schema' in options.storage && options.storage.schema && { DATABASE_SCHEMA: options.storage.schema }),
@@ -100,7 +103,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     registry: ProviderRegistry.fromConfig(providers, config),
     temporal: options.temporal.client,
     logger,
-    signer: new TokenSigner(options.signingSecret ?? config.PORTAL_SIGNING_SECRET ?? ''),
+    signer: new TokenSigner(signingSecret(config, logger)),
     waiter: new ConnectionWaiter(options.temporal.client, pool, logger),
   };
   const agentTools: AgentTool[] = options.tools
@@ -119,4 +122,15 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       if (ownPool) await pool.end();
     },
   };
+}
+
+/**
+ * The secret for connect links and portal sessions: the configured one (validated by the config
+ * schema; production refuses to start without it), else one made for this process, so nothing is
+ * ever signed with an empty or fixed key. Links and sessions then end when the process does.
+ */
+function signingSecret(config: Config, logger: Logger): string {
+  if (config.PORTAL_SIGNING_SECRET) return config.PORTAL_SIGNING_SECRET;
+  logger.warn('no signingSecret given: generated one for this process; connect links and portal sessions end when it stops');
+  return randomBytes(32).toString('base64url');
 }

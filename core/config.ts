@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { parseAllowedHosts } from './network-policy.js';
+import { encryptionKeysProblem, signingSecretProblem } from './secret-checks.js';
 
 /**
  * Every environment variable Switchboard reads, in one schema. Values arrive as strings; the
@@ -285,6 +286,13 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
       variable: 'PORTAL_OIDC_ISSUER',
       message: 'PORTAL_OIDC_ISSUER, PORTAL_OIDC_CLIENT_ID and PORTAL_OIDC_CLIENT_SECRET go together',
     });
+  }
+  if (values.NODE_ENV === 'production') {
+    // Production never runs on a missing, example or guessable secret (README, Configuration).
+    const signing = signingSecretProblem(values.PORTAL_SIGNING_SECRET);
+    if (signing) problems.push({ variable: 'PORTAL_SIGNING_SECRET', message: signing });
+    const keys = encryptionKeysProblem(env.ENCRYPTION_KEYS, values.ENCRYPTION_KEYS);
+    if (keys) problems.push({ variable: 'ENCRYPTION_KEYS', message: keys });
   }
   if (problems.length) throw new ConfigError(problems);
 

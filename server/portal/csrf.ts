@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from './html.js';
@@ -10,10 +10,9 @@ import { SESSION_COOKIE } from './session.js';
  * valid token, because the attacker cannot read the session cookie.
  */
 
+/** The key is derived from the signer's secret (which refuses to exist without a real one). */
 function tokenFor(ctx: ServiceContext, session: string): string {
-  return createHmac('sha256', `${ctx.config.PORTAL_SIGNING_SECRET ?? ''}:csrf`)
-    .update(session)
-    .digest('base64url');
+  return ctx.signer.mac('portal-csrf', session);
 }
 
 /** The token to put in a form (`<input type="hidden" name="_csrf">`) or an `x-csrf-token` header. */

@@ -1,6 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONNECTION_TOOL_NAMES, createSwitchboard } from '../../library.js';
+import { ConfigError } from '../../core/config.js';
+import { KNOWN_PLACEHOLDER_SECRETS } from '../../core/secret-checks.js';
+import { CONNECTION_TOOL_NAMES, createSwitchboard, type SwitchboardOptions } from '../../library.js';
 import { createLogger } from '../../server/logger.js';
 import { createTestUser, LogCapture, type Stack, startStack, TEST_KEY } from '../support/harness.js';
 
@@ -59,6 +61,56 @@ describe('the library entry', () => {
       expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
     } finally {
       await sb.close();
+    }
+  });
+});
+
+describe('finding 15: the library never signs with an empty or fixed key', () => {
+  const temporal = () => ({ client: stack.services.temporal });
+  const storage = () => ({ databaseUrl: stack.env.DATABASE_URL, schema: stack.schema });
+  const configErrorOf = async (options: Partial<SwitchboardOptions>) => {
+    const err = await createSwitchboard({ temporal: temporal(), storage: storage(), encryptionKeys: TEST_KEY, ...options }).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  };
+  /** A portal session token as one signed with `secret` would be (HS256). */
+  const forgedSession = (secret: string) => {
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const body = `${part({ alg: 'HS256' })}.${part({ u: 'user_x', t: 'ten_x', aud: 'switchboard:portal-session', exp: 9999999999 })}`;
+    return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+  };
+
+  it('finding 15: an embedder passing an empty or short signingSecret gets a ConfigError naming PORTAL_SIGNING_SECRET', async () => {
+    expect(await configErrorOf({ signingSecret: '' })).toEqual([{ variable: 'PORTAL_SIGNING_SECRET', message: expect.any(String) }]);
+    expect((await configErrorOf({ signingSecret: 'short' }))[0].variable).toBe('PORTAL_SIGNING_SECRET');
+  });
+
+  it('finding 15: in production the library refuses to start without a real signing secret', async () => {
+    const missing = await configErrorOf({ env: { NODE_ENV: 'production' } });
+    expect(missing.map((p) => p.variable)).toEqual(['PORTAL_SIGNING_SECRET']);
+    const placeholder = await configErrorOf({ env: { NODE_ENV: 'production' }, signingSecret: KNOWN_PLACEHOLDER_SECRETS[0] });
+    expect(placeholder).toEqual([{ variable: 'PORTAL_SIGNING_SECRET', message: expect.stringContaining('placeholder') }]);
+  });
+
+  it('finding 15: without a secret in development each instance makes its own; a token signed with an empty key is refused', async () => {
+    const logs = new LogCapture();
+    const logger = createLogger({ level: 'info', destination: logs });
+    const one = await createSwitchboard({ temporal: temporal(), storage: storage(), encryptionKeys: TEST_KEY, logger });
+    const two = await createSwitchboard({ temporal: temporal(), storage: storage(), encryptionKeys: TEST_KEY, logger });
+    try {
+      expect(logs.text()).toContain('no signingSecret given: generated one for this process');
+      const signer = one.context!.signer;
+      const token = await signer.sign('portal-session', { u: 'user_x', t: 'ten_x' }, 60);
+      expect(await signer.verify('portal-session', token)).toMatchObject({ u: 'user_x' });
+      expect(await two.context!.signer.verify('portal-session', token)).toBeUndefined();
+      expect(await signer.verify('portal-session', forgedSession(''))).toBeUndefined();
+      expect(one.context!.signer.mac('portal-csrf', 's')).not.toBe(two.context!.signer.mac('portal-csrf', 's'));
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 });

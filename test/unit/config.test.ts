@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { ConfigError, loadConfig } from '../../core/config.js';
+import { KNOWN_PLACEHOLDER_SECRETS } from '../../core/secret-checks.js';
+import { TokenSigner } from '../../core/signed-tokens.js';
 import { builtinProviders } from '../../providers/index.js';
 import { providerEnvSpec } from '../../providers/sdk.js';
 
@@ -81,5 +86,68 @@ describe('config schema', () => {
       urls: { API_BASE_URL: 'https://ghe.example.com/api/v3' },
     });
     expect(config.providers['atlassian-jira'].urls.TOKEN_URL).toBe('http://127.0.0.1:9/token');
+  });
+});
+
+describe('finding 15: production refuses to start without real secrets', () => {
+  const realSecret = randomBytes(32).toString('base64url');
+  const realKeys = `k1:${randomBytes(32).toString('base64')}`;
+  const production = (env: Record<string, string>) => ({
+    NODE_ENV: 'production',
+    PORTAL_SIGNING_SECRET: realSecret,
+    ENCRYPTION_KEYS: realKeys,
+    ...env,
+  });
+  const variables = (env: Record<string, string>) => problemsOf(env).map((p) => p.variable);
+
+  it('finding 15: an operator who forgot PORTAL_SIGNING_SECRET or ENCRYPTION_KEYS gets a ConfigError naming each', () => {
+    const { PORTAL_SIGNING_SECRET: _s, ENCRYPTION_KEYS: _k, ...neither } = production({});
+    const problems = problemsOf(neither);
+    expect(problems.map((p) => p.variable).sort()).toEqual(['ENCRYPTION_KEYS', 'PORTAL_SIGNING_SECRET']);
+    expect(problems.every((p) => /required in production/.test(p.message))).toBe(true);
+    expect(variables(production({ PORTAL_SIGNING_SECRET: '' }))).toEqual(['PORTAL_SIGNING_SECRET']);
+    expect(variables(production({ PORTAL_SIGNING_SECRET: 'short-secret' }))).toEqual(['PORTAL_SIGNING_SECRET']);
+    expect(variables(production({ ENCRYPTION_KEYS: '' }))).toEqual(['ENCRYPTION_KEYS']);
+    // Real secrets start.
+    expect(loadConfig(production({}), specs).PORTAL_SIGNING_SECRET).toBe(realSecret);
+  });
+
+  it('finding 15: the placeholder secrets of docker-compose.yml and guessable ones are refused in production', () => {
+    const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8'), { merge: true });
+    const shipped = compose.services.server.environment as Record<string, string>;
+    // Whatever docker-compose.yml ships literally (not `${VAR}` from the operator's shell) never passes.
+    for (const variable of ['PORTAL_SIGNING_SECRET', 'ENCRYPTION_KEYS']) {
+      const value = shipped[variable];
+      if (typeof value === 'string' && !value.includes('${')) expect(variables(production({ [variable]: value }))).toEqual([variable]);
+    }
+    for (const placeholder of KNOWN_PLACEHOLDER_SECRETS) {
+      const variable = placeholder.startsWith('k1:') ? 'ENCRYPTION_KEYS' : 'PORTAL_SIGNING_SECRET';
+      expect(variables(production({ [variable]: placeholder })), placeholder).toEqual([variable]);
+    }
+    const refused = (value: string) => problemsOf(production({ PORTAL_SIGNING_SECRET: value }))[0];
+    expect(refused('CHANGE-ME-0123456789abcdefghijklmnopqrstuvwxyz').message).toMatch(/placeholder/);
+    expect(refused('replace-me-with-a-long-random-string-of-characters').message).toMatch(/placeholder/);
+    expect(refused('a'.repeat(40)).message).toMatch(/not random/);
+    // A key of one repeated byte is not a key.
+    expect(problemsOf(production({ ENCRYPTION_KEYS: `k1:${key}` }))[0]).toMatchObject({
+      variable: 'ENCRYPTION_KEYS',
+      message: expect.stringMatching(/not random/),
+    });
+  });
+
+  it('finding 15: development keeps its defaults but never accepts an empty or short signing secret', () => {
+    expect(loadConfig({}, specs).PORTAL_SIGNING_SECRET).toBeUndefined();
+    expect(variables({ PORTAL_SIGNING_SECRET: '' })).toEqual(['PORTAL_SIGNING_SECRET']);
+    expect(variables({ NODE_ENV: 'test', PORTAL_SIGNING_SECRET: 'x'.repeat(31) })).toEqual(['PORTAL_SIGNING_SECRET']);
+  });
+
+  it('finding 15: nothing signs with an empty or short key: TokenSigner refuses it, and its CSRF key is derived from it', () => {
+    for (const secret of ['', 'x'.repeat(31), undefined as unknown as string]) {
+      expect(() => new TokenSigner(secret)).toThrow(/at least 32 characters \(PORTAL_SIGNING_SECRET\)/);
+    }
+    const a = new TokenSigner(randomBytes(32).toString('hex'));
+    const b = new TokenSigner(randomBytes(32).toString('hex'));
+    expect(a.mac('portal-csrf', 'session')).not.toBe(b.mac('portal-csrf', 'session'));
+    expect(a.mac('portal-csrf', 'session')).not.toBe(a.mac('other', 'session'));
   });
 });
