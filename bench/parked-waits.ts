@@ -82,7 +82,7 @@ export async function run(): Promise<object> {
   const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
   return withBenchStack({ name, timeoutSec, github: false, worker: false, env }, async (bench) => {
     const metricsPort = await freePort();
-    const worker = await spawnWorkerProcess({ ...bench.stack, env: { ...bench.stack.env, WORKER_METRICS_PORT: String(metricsPort) } });
+    const worker = await spawnWorkerProcess({ ...bench.stack, env: { ...bench.stack.env, METRICS_PORT: String(metricsPort) } });
     try {
       const measured: Level[] = [];
       const idleAt = (pendingWaits: number, createSec: number, firstAt: number) =>

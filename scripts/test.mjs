@@ -1,8 +1,8 @@
-// `npm test`: does its own setup (dependencies, Temporal CLI, chromium, Postgres check), then
+// `npm test`: does its own setup (dependencies, Temporal CLI, chromium, the MCP conformance suite, Postgres check), then
 // runs every test with vitest. Extra arguments go to vitest (e.g. `npm test -- test/unit`).
 import { spawn, spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { ensureChromium, ensureNodeModules, ensureTemporalCli, ROOT, say } from './setup.mjs';
+import { ensureChromium, ensureConformanceSuite, ensureNodeModules, ensureTemporalCli, ROOT, say } from './setup.mjs';
 
 function reachable(host, port) {
   return new Promise((resolve) => {
@@ -19,6 +19,10 @@ try {
   const cli = ensureTemporalCli();
   if (cli) env.TEMPORAL_CLI = cli;
   env.CHROMIUM_PATH = ensureChromium();
+  // The official MCP conformance suite and the Node 22+ it needs (test/integration/dns-rebinding.test.ts).
+  const conformance = ensureConformanceSuite();
+  env.MCP_CONFORMANCE_NODE = conformance.node;
+  env.MCP_CONFORMANCE_CLI = conformance.cli;
   const dbUrl = new URL(env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/switchboard_test');
   if (!(await reachable(dbUrl.hostname, Number(dbUrl.port || 5432)))) {
     throw new Error(`PostgreSQL does not answer at ${dbUrl.host}; start it or set TEST_DATABASE_URL`);

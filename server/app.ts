@@ -2,11 +2,11 @@ import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { ToolError } from '../core/errors.js';
-import { registry } from '../telemetry/metrics.js';
 import { perKeyRateLimit, requireApiKey } from './auth.js';
 import { codecRouter } from './codec-endpoint.js';
 import type { ServiceContext } from './context.js';
 import { readiness } from './health.js';
+import { hostOriginGuard } from './host-origin-guard.js';
 import { mcpRouter } from './mcp.js';
 import { httpToolByName } from './meta/index.js';
 import { runMetaTool } from './meta/meta-tool.js';
@@ -33,14 +33,18 @@ export function createApp(ctx: ServiceContext): express.Express {
           frameAncestors: ["'none'"],
         },
       },
+      // Not helmet's `no-referrer`: under it a browser sends `Origin: null` even on our own forms'
+      // posts, and the Host/Origin guard and the portal's cross-site check could not tell them from
+      // another site's. `same-origin` still sends no Referer to any other site (connect links stay private).
+      referrerPolicy: { policy: 'same-origin' },
     }),
   );
   app.use(requestLog(ctx));
+  // Before every route: a foreign Host or Origin (DNS rebinding, other sites) reaches none of them.
+  app.use(hostOriginGuard(ctx));
   app.use(cookieParser());
 
-  app.get('/metrics', async (_req, res) => {
-    res.set('content-type', registry.contentType).send(await registry.metrics());
-  });
+  // /metrics is on the operator port (server/operator-app.ts), not here.
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
   app.get('/readyz', (req: Request, res: Response) => readiness(ctx, req, res));
   app.get('/openapi.json', (_req, res) => res.json(buildOpenApiDocument(ctx.config)));

@@ -2,6 +2,18 @@ import type { Request, Response } from 'express';
 import type { ServiceContext } from './context.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
+/**
+ * How long one probe's answer stands for every /readyz request. A probe costs a Temporal call and
+ * a Postgres query; without this, /readyz in a loop (or a crowd of load-balancer checks) would
+ * cost one of each per hit. Two seconds is well below any load balancer's check interval.
+ */
+export const READINESS_CACHE_MS = 2_000;
+
+export interface Readiness {
+  ok: boolean;
+  temporal: 'up' | 'down';
+  postgres: 'up' | 'down';
+}
 
 async function check(fn: () => Promise<unknown>): Promise<'up' | 'down'> {
   let timer: NodeJS.Timeout | undefined;
@@ -20,12 +32,44 @@ async function check(fn: () => Promise<unknown>): Promise<'up' | 'down'> {
   }
 }
 
-/** /readyz: 200 when Temporal and Postgres both answer, else 503 naming the one that is down. */
-export async function readiness(ctx: ServiceContext, _req: Request, res: Response): Promise<void> {
+async function probe(ctx: ServiceContext): Promise<Readiness> {
   const [temporal, postgres] = await Promise.all([
     check(() => ctx.temporal.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => ctx.temporal.workflowService.getSystemInfo({}))),
     check(() => ctx.pool.query('SELECT 1')),
   ]);
-  const ok = temporal === 'up' && postgres === 'up';
-  res.status(ok ? 200 : 503).json({ ok, temporal, postgres });
+  return { ok: temporal === 'up' && postgres === 'up', temporal, postgres };
+}
+
+/** One probe in flight at a time per process, its answer reused for READINESS_CACHE_MS. */
+class CachedReadiness {
+  private last?: { at: number; value: Readiness };
+  private inFlight?: Promise<Readiness>;
+  constructor(private readonly ctx: ServiceContext) {}
+
+  current(): Promise<Readiness> {
+    if (this.last && performance.now() - this.last.at < READINESS_CACHE_MS) return Promise.resolve(this.last.value);
+    this.inFlight ??= probe(this.ctx)
+      .then((value) => {
+        this.last = { at: performance.now(), value };
+        return value;
+      })
+      .finally(() => {
+        this.inFlight = undefined;
+      });
+    return this.inFlight;
+  }
+}
+
+/** Shared by the service port and the operator port of one process. */
+const cache = new WeakMap<ServiceContext, CachedReadiness>();
+
+/** /readyz: 200 when Temporal and Postgres both answer, else 503 naming the one that is down (at most READINESS_CACHE_MS old). */
+export async function readiness(ctx: ServiceContext, _req: Request, res: Response): Promise<void> {
+  let cached = cache.get(ctx);
+  if (!cached) {
+    cached = new CachedReadiness(ctx);
+    cache.set(ctx, cached);
+  }
+  const value = await cached.current();
+  res.status(value.ok ? 200 : 503).json(value);
 }

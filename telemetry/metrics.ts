@@ -2,8 +2,9 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 
 /**
  * Switchboard's metrics, in one registry per process: tool calls, their latency, token
- * refreshes, pending connection waits and HTTP requests, plus Node's defaults. The HTTP server
- * serves them at /metrics; a separate worker process serves its own on WORKER_METRICS_PORT.
+ * refreshes, pending connection waits and HTTP requests, plus Node's defaults. Each process
+ * (HTTP server, worker, or both under `npm start`) serves them at /metrics on its operator port
+ * (METRICS_PORT, bin/support/listen.ts), never on the public service port.
  */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });

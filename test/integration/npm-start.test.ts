@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../support/ports.js';
+import { rawRequest } from '../support/raw-http.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -29,12 +30,13 @@ describe('npm start', () => {
   });
 
   it('brings up Temporal, Postgres, worker and server, prints the key and URLs, and Ctrl-C stops it all', async () => {
-    const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const [port, temporalPort, uiPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: String(port),
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
+      METRICS_PORT: String(metricsPort),
       SWITCHBOARD_DATA_DIR: dataDir,
       DATABASE_URL: inject('testDatabaseUrl'),
       DATABASE_SCHEMA: schema,
@@ -63,6 +65,11 @@ describe('npm start', () => {
 
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
+    // The printed spelling (localhost) and 127.0.0.1 both reach it; metrics are on the loopback operator port.
+    expect((await rawRequest(`http://127.0.0.1:${port}/healthz`, { headers: { host: `localhost:${port}` } })).status).toBe(200);
+    expect(output).toContain(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('switchboard_');
     const integrations = await fetch(`http://127.0.0.1:${port}/v1/tools/list_integrations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
