@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { cookieCaptureRouter } from './portal/cookie-capture/router.js';
 import { messagePage } from './portal/html.js';
 import { portalRouter } from './portal/routes.js';
+import { refuseCrossSiteWrites } from './portal/same-origin-writes.js';
 import { requestLog } from './request-log.js';
 
 export function createApp(ctx: ServiceContext): express.Express {
@@ -80,6 +81,8 @@ export function createApp(ctx: ServiceContext): express.Express {
   app.use(codecRouter(ctx));
   app.use(mcpRouter(ctx, [requireApiKey(ctx), limiter]));
 
+  // Routes a browser's session cookie authenticates: no state change from another site's page (finding 9).
+  app.use(['/portal', '/connect', '/oauth'], refuseCrossSiteWrites(ctx));
   app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
   app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
   app.use(portalRouter(ctx));

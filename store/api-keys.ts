@@ -70,7 +70,12 @@ export async function listApiKeys(db: Queryable, tenantId: string): Promise<ApiK
   return rows;
 }
 
+/** Revokes the key and ends its user's portal sessions (a leaked key may mean a taken-over account). */
 export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  const { rowCount } = await db.query(
+    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING user_id)
+     UPDATE users SET session_version = session_version + 1 FROM revoked WHERE users.id = revoked.user_id`,
+    [id],
+  );
   return (rowCount ?? 0) > 0;
 }

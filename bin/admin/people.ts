@@ -2,7 +2,7 @@
 import { roleNameSchema } from '../../core/policy.js';
 import { createLoginToken } from '../../store/login-tokens.js';
 import { createTenant, listTenants } from '../../store/tenants.js';
-import { createUser, listUsers, setUserRoles } from '../../store/users.js';
+import { createUser, endUserSessions, listUsers, setUserRoles, unbindOidcIdentity } from '../../store/users.js';
 import { type Command, checkEach, need, requireTenant, requireUser, UsageError, type Values } from './cli.js';
 
 const roles = (values: Values): string[] | undefined => {
@@ -85,6 +85,37 @@ export const peopleCommands: Command[] = [
       const db = await ctx.db();
       const user = await requireUser(db, email);
       ctx.out(`${ctx.config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(db, user.id)}`);
+    },
+  },
+  {
+    name: 'sign-out',
+    synopsis: '<email>',
+    summary: 'End every portal session of a user (all their browsers)',
+    options: { email: { type: 'string' } },
+    positionals: ['email'],
+    async run(values, positionals, ctx) {
+      const email = positionals[0] ?? values.email;
+      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
+      const db = await ctx.db();
+      const user = await requireUser(db, email);
+      await endUserSessions(db, user.id);
+      ctx.out(`signed out ${user.email} everywhere`);
+    },
+  },
+  {
+    name: 'unbind-sign-in',
+    synopsis: '<email>',
+    summary: "Release a user's single sign-on identity (their next verified sign-in binds again)",
+    details: 'For a user whose identity provider account changed (a new subject, or a new provider). Also ends their sessions.',
+    options: { email: { type: 'string' } },
+    positionals: ['email'],
+    async run(values, positionals, ctx) {
+      const email = positionals[0] ?? values.email;
+      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
+      const db = await ctx.db();
+      const user = await requireUser(db, email);
+      await unbindOidcIdentity(db, user.id);
+      ctx.out(`released the sign-in identity of ${user.email}`);
     },
   },
 ];

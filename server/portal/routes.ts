@@ -1,37 +1,20 @@
 import express, { type Request, type Response, Router } from 'express';
-import * as oidc from 'openid-client';
 import { safeNext } from '../../core/urls.js';
 import { consumeLoginToken } from '../../store/login-tokens.js';
-import { findUserByEmail, getUser } from '../../store/users.js';
+import { getUser } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { accountsRouter } from './accounts-pages.js';
 import { apiKeyRouter } from './apikey-form.js';
 import { html, messagePage, page } from './html.js';
 import { integrationsRouter } from './integrations-pages.js';
+import { oidcSignIn } from './oidc-sign-in.js';
 import { endPortalSession, readPortalUser, startPortalSession } from './session.js';
-
-const LOGIN_COOKIE = 'sb_login';
 
 /** The portal's sign-in: OIDC when configured, one-time links (admin login-link) for development. */
 export function portalRouter(ctx: ServiceContext): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
-  const { config } = ctx;
-  const oidcEnabled = Boolean(config.PORTAL_OIDC_ISSUER && config.PORTAL_OIDC_CLIENT_ID && config.PORTAL_OIDC_CLIENT_SECRET);
-  let oidcConfig: Promise<oidc.Configuration> | undefined;
-  const getOidcConfig = () => {
-    oidcConfig ??= (async () => {
-      const issuer = new URL(config.PORTAL_OIDC_ISSUER as string);
-      return oidc.discovery(issuer, config.PORTAL_OIDC_CLIENT_ID as string, config.PORTAL_OIDC_CLIENT_SECRET, undefined, {
-        execute: issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
-      });
-    })().catch((err) => {
-      oidcConfig = undefined;
-      throw err;
-    });
-    return oidcConfig;
-  };
-  const oidcRedirectUri = `${config.PUBLIC_BASE_URL}/portal/oidc/callback`;
+  const oidc = oidcSignIn(ctx);
 
   router.get('/portal', async (req: Request, res: Response) => {
     const human = await readPortalUser(ctx, req);
@@ -50,7 +33,7 @@ export function portalRouter(ctx: ServiceContext): Router {
 
   router.get('/portal/login', async (req: Request, res: Response) => {
     const next = safeNext(req.query.next);
-    if (!oidcEnabled) {
+    if (!oidc) {
       return res.send(
         page(
           'Sign in',
@@ -59,58 +42,12 @@ export function portalRouter(ctx: ServiceContext): Router {
         ),
       );
     }
-    const codeVerifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(await getOidcConfig(), {
-      redirect_uri: oidcRedirectUri,
-      scope: 'openid email profile',
-      state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-    });
-    // The verifier is sealed before it rides in the browser's cookie.
-    res.cookie(LOGIN_COOKIE, ctx.keyring.encrypt(JSON.stringify({ codeVerifier, state, next }), 'portal-login'), {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: config.PUBLIC_BASE_URL.startsWith('https:'),
-      maxAge: 10 * 60 * 1000,
-      path: '/portal/oidc',
-    });
-    res.redirect(303, url.toString());
+    await oidc.start(req, res, next);
   });
 
   router.get('/portal/oidc/callback', async (req: Request, res: Response) => {
-    const sealed = req.cookies?.[LOGIN_COOKIE];
-    res.clearCookie(LOGIN_COOKIE, { path: '/portal/oidc' });
-    let pending: { codeVerifier: string; state: string; next: string };
-    try {
-      pending = JSON.parse(ctx.keyring.decrypt(String(sealed), 'portal-login'));
-    } catch {
-      return res.status(400).send(messagePage('Sign-in failed', 'The sign-in took too long or was started elsewhere. Try again.', 'bad'));
-    }
-    const current = new URL(oidcRedirectUri);
-    for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') current.searchParams.set(k, v);
-    let email: string | undefined;
-    try {
-      const config = await getOidcConfig();
-      const tokens = await oidc.authorizationCodeGrant(config, current, {
-        pkceCodeVerifier: pending.codeVerifier,
-        expectedState: pending.state,
-      });
-      const claims = tokens.claims();
-      email = claims?.email as string | undefined;
-      // Many providers keep the ID token lean and serve the email from userinfo only.
-      if (!email && claims) email = (await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)).email;
-    } catch (err) {
-      ctx.logger.warn({ err: (err as Error).message }, 'portal sign-in failed');
-      return res.status(400).send(messagePage('Sign-in failed', 'The identity provider did not confirm the sign-in. Try again.', 'bad'));
-    }
-    const user = email ? await findUserByEmail(ctx.pool, email) : undefined;
-    if (!user) {
-      return res.status(403).send(messagePage('No account', `No Switchboard user has the email ${email ?? '(none given)'}.`, 'bad'));
-    }
-    await startPortalSession(ctx, res, { userId: user.id, tenantId: user.tenantId });
-    res.redirect(303, safeNext(pending.next));
+    if (!oidc) return res.status(404).send(messagePage('Not found', 'This server has no single sign-on configured.', 'bad'));
+    await oidc.callback(req, res);
   });
 
   // A GET shows a button; only the POST consumes the one-time token, so link previews don't.
@@ -137,8 +74,9 @@ export function portalRouter(ctx: ServiceContext): Router {
     res.redirect(303, safeNext(req.body.next));
   });
 
-  router.post('/portal/logout', (_req: Request, res: Response) => {
-    endPortalSession(res);
+  // Ends every session of this user, in every browser (session version, session.ts).
+  router.post('/portal/logout', async (req: Request, res: Response) => {
+    await endPortalSession(ctx, req, res);
     res.redirect(303, '/portal/login');
   });
 

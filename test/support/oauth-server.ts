@@ -32,6 +32,11 @@ export interface TestAuthServer {
   issueTokens(login: string, clientId: string, scopes?: string[]): Promise<{ accessToken: string; refreshToken: string }>;
   revokeAccessToken(token: string): Promise<void>;
   revokeRefreshToken(token: string): Promise<void>;
+  /**
+   * Per-login claims over the defaults (`email` from the login, `email_verified: true`): e.g. an
+   * account whose email the provider has not verified, or a second account claiming someone's email.
+   */
+  accountClaims: Map<string, Record<string, unknown>>;
   /** Env for one provider prefix: client id/secret and authorize/token/revoke URLs. */
   envFor(prefix: string, client: OAuthClientSpec): Record<string, string>;
   close(): Promise<void>;
@@ -59,6 +64,7 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const rotating = new Set(clients.filter((c) => c.rotateRefreshTokens).map((c) => c.clientId));
+  const accountClaims = new Map<string, Record<string, unknown>>();
   const provider = new Provider(issuer, {
     clients: clients.map((c) => ({
       client_id: c.clientId,
@@ -90,7 +96,13 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
     },
     findAccount: async (_ctx, sub) => ({
       accountId: sub,
-      claims: async () => ({ sub, email: sub.includes('@') ? sub : `${sub}@example.com`, email_verified: true, name: sub }),
+      claims: async () => ({
+        sub,
+        email: sub.includes('@') ? sub : `${sub}@example.com`,
+        email_verified: true,
+        name: sub,
+        ...accountClaims.get(sub),
+      }),
     }),
     cookies: { keys: ['test-cookie-key-not-a-secret'] },
     // Grants are created by the consent prompt of the dev interactions.
@@ -131,6 +143,7 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
     issuer,
     provider,
     grants,
+    accountClaims,
     async subjectOf(accessToken) {
       const token = await provider.AccessToken.find(accessToken);
       return token && !token.isExpired ? token.accountId : undefined;
