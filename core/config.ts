@@ -207,7 +207,27 @@ export const baseEnvSchema = z.object({
   WORKER_MAX_CACHED_WORKFLOWS: positiveInt.default(1000),
 
   CHROMIUM_PATH: optionalString,
+  /** `uid:gid` chromium runs as when Switchboard runs as root (chromium is never root; its sandbox needs that). */
+  CHROMIUM_RUN_AS: z
+    .string()
+    .regex(/^\d+:\d+$/, 'expected uid:gid, e.g. 65534:65534')
+    .default('65534:65534')
+    .transform((v) => {
+      const [uid, gid] = v.split(':').map(Number);
+      return { uid, gid };
+    }),
+  /** `auto`: chromium's sandbox on, or off with a warning where the kernel refuses it; `required`: refuse to start without. */
+  CHROMIUM_SANDBOX: z.enum(['auto', 'required']).default('auto'),
+  /** Pages the browser built-in opens at once per worker, shared fairly between tenants. */
+  BROWSER_CONCURRENCY: positiveInt.default(4),
   COOKIE_CAPTURE_TIMEOUT_SEC: positiveInt.default(600),
+  /** Capture browsers (contexts) one server process runs at once, all tenants together. */
+  COOKIE_CAPTURE_MAX_SESSIONS: positiveInt.default(20),
+  /** …of which one tenant holds at most this many, and one user at most COOKIE_CAPTURE_MAX_PER_USER. */
+  COOKIE_CAPTURE_MAX_PER_TENANT: positiveInt.default(5),
+  COOKIE_CAPTURE_MAX_PER_USER: positiveInt.default(2),
+  /** Live-view frames (screenshots) a capture session takes per second at most; requests between get the last one. */
+  COOKIE_CAPTURE_FRAMES_PER_SEC: positiveInt.default(4),
   COOKIE_CHECK_TTL_SEC: z.coerce.number().int().min(0).default(60),
 });
 

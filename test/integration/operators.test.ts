@@ -470,17 +470,20 @@ describe('finding 7: only input sealed with the payload key runs', () => {
   const outsider = () => new Client({ connection: stack.services.connection, namespace: stack.services.config.TEMPORAL_NAMESPACE });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  /** The first workflow task failure in a run's history, read the way Temporal UI shows it (failure messages go through the codec). */
-  async function workflowTaskFailure(handle: WorkflowHandle): Promise<string> {
+  /** The first workflow task (or activity) failure in a run's history, read the way Temporal UI shows it (failure messages go through the codec). */
+  async function workflowTaskFailure(handle: WorkflowHandle, of: 'workflow task' | 'activity' = 'workflow task'): Promise<string> {
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(200)) {
-      const event = (await handle.fetchHistory()).events?.find((e) => e.workflowTaskFailedEventAttributes);
-      const failure = event?.workflowTaskFailedEventAttributes?.failure;
+      const events = (await handle.fetchHistory()).events ?? [];
+      const failure =
+        of === 'workflow task'
+          ? events.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure
+          : events.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
       if (!failure) continue;
       if (!failure.encodedAttributes) return failure.message ?? '';
       const [attributes] = await new KeyringPayloadCodec(stack.services.keyring).decode([failure.encodedAttributes]);
       return JSON.parse(Buffer.from(attributes.data!).toString()).message;
     }
-    throw new Error(`no workflow task of ${handle.workflowId} failed`);
+    throw new Error(`no ${of} of ${handle.workflowId} failed`);
   }
 
   const auditRowsOf = async (userId: string) =>
@@ -536,4 +539,33 @@ describe('finding 7: only input sealed with the payload key runs', () => {
       await genuine.terminate('finding 7 test: forged signal');
     }
   });
+
+  it("finding 7: an outsider's own workflow that schedules Switchboard's executeToolCall activity with plain input runs nothing", async () => {
+    const requestsBefore = apis.requests.length;
+    const auditBefore = await auditRowsOf(member.user.id);
+    const { Worker } = await import('@temporalio/worker');
+    const outsiderQueue = `${FORGED}queue-${randomUUID()}`;
+    // The outsider's worker: no Switchboard plugin, no key.
+    const worker = await Worker.create({
+      connection: stack.services.connection,
+      namespace: stack.services.config.TEMPORAL_NAMESPACE,
+      taskQueue: outsiderQueue,
+      workflowsPath: new URL('../support/forged-workflows.ts', import.meta.url).pathname,
+    });
+    const handle = await outsider().workflow.start('forgedToolCall', {
+      taskQueue: outsiderQueue,
+      workflowId: `${FORGED}activity-${randomUUID()}`,
+      args: [{ switchboardTaskQueue: stack.env.TEMPORAL_TASK_QUEUE, tenantId: member.user.tenantId, userId: member.user.id }],
+    });
+    try {
+      // Switchboard's worker fails the activity; the message is sealed, so read it through the codec.
+      const message = await worker.runUntil(workflowTaskFailure(handle, 'activity'));
+      expect(message).toContain(UNSEALED_MESSAGE);
+      expect(message).toContain('executeToolCall');
+    } finally {
+      await handle.terminate('finding 7 test: forged activity input');
+    }
+    expect(apis.requests.length).toBe(requestsBefore);
+    expect(await auditRowsOf(member.user.id)).toBe(auditBefore);
+  }, 180_000);
 });

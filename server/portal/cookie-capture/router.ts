@@ -9,7 +9,7 @@ import { csrfToken, requireCsrf } from '../csrf.js';
 import { messagePage } from '../html.js';
 import { readPortalUser } from '../session.js';
 import { capturePage } from './page.js';
-import { type CaptureSession, CaptureSessions, FORWARDED_KEYS, VIEWPORT } from './sessions.js';
+import { CaptureLimitError, type CaptureSession, CaptureSessions, captureSessionsOptions, FORWARDED_KEYS, VIEWPORT } from './sessions.js';
 
 /**
  * Cookie capture: after the connect link's account check, the human signs in to the service in
@@ -23,11 +23,7 @@ const managers = new WeakMap<ServiceContext, CaptureSessions>();
 export function captureSessions(ctx: ServiceContext): CaptureSessions {
   let manager = managers.get(ctx);
   if (!manager) {
-    manager = new CaptureSessions({
-      chromiumPath: ctx.config.CHROMIUM_PATH,
-      timeoutMs: ctx.config.COOKIE_CAPTURE_TIMEOUT_SEC * 1000,
-      logger: ctx.logger,
-    });
+    manager = new CaptureSessions(captureSessionsOptions(ctx.config, ctx.logger));
     managers.set(ctx, manager);
   }
   return manager;
@@ -53,10 +49,19 @@ export async function startCookieCapture(ctx: ServiceContext, res: Response, att
       owner: { tenantId: attempt.tenantId, userId: attempt.userId },
       loginUrl,
       cookieDomain,
+      // The operator's <PREFIX>_LOGIN_URL (not the manifest's): its exact host:port may be private.
+      loginUrlFromOperator: loginUrl !== provider.manifest.cookie?.loginUrl,
       attemptExpiresAt: attempt.expiresAt,
     });
     res.redirect(303, `/portal/capture/${session.id}`);
   } catch (err) {
+    if (err instanceof CaptureLimitError) {
+      res
+        .status(429)
+        .set('retry-after', '60')
+        .send(messagePage('Too many sign-in browsers', err.message, 'bad'));
+      return;
+    }
     ctx.logger.error({ integration, err: (err as Error).message }, 'could not open a capture browser');
     res
       .status(503)
