@@ -1,11 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page, type Request, type Response } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request, Response } from 'playwright-core';
 import type { AllowedHost } from '../../core/network-policy.js';
-import type { BrowserEngine, Extraction, OpenedPage, Screenshot } from '../../providers/browser/engine.js';
-import { CHROMIUM_CANDIDATES, findChromium, QUIET_CHROMIUM_ARGS } from './chromium.js';
+import type { BrowserCaller, BrowserEngine, Extraction, OpenedPage, Screenshot } from '../../providers/browser/engine.js';
+import { launchChromium, type SandboxMode } from './chromium.js';
 import { EgressPolicy, type Lookup } from './egress-policy.js';
 import { authorityOf, type EgressProxy, type OversizeEvent, REFUSED_HEADER, startEgressProxy } from './egress-proxy.js';
+import { FairSlots } from './fair-slots.js';
 
 export interface ChromiumEngineOptions {
   allowedHosts: readonly AllowedHost[];
@@ -17,8 +18,11 @@ export interface ChromiumEngineOptions {
   maxResultBytes: number;
   /** CHROMIUM_PATH; default /usr/bin/chromium (or chromium-browser). */
   chromiumPath?: string;
+  /** CHROMIUM_RUN_AS and CHROMIUM_SANDBOX (see chromium.ts). */
+  runAs: { uid: number; gid: number };
+  sandbox: SandboxMode;
   logger: Logger;
-  /** Pages open at once in this process; more calls wait their turn. */
+  /** Pages open at once in this process (BROWSER_CONCURRENCY); more calls wait their turn, tenants fairly. */
   concurrency?: number;
   /** DNS, for tests. */
   lookup?: Lookup;
@@ -51,39 +55,6 @@ export class BrowserRefusal extends Error {
       `Refused to open ${url}: ${reason}. The browser opens public http(s) addresses only; an operator can allow hosts with BROWSER_ALLOWED_HOSTS.`,
     );
     this.name = 'BrowserRefusal';
-  }
-}
-
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(count: number) {
-    this.free = count;
-  }
-  async acquire(signal: AbortSignal): Promise<() => void> {
-    if (this.free > 0) this.free--;
-    else {
-      await new Promise<void>((resolve, reject) => {
-        const wake = () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          this.waiting.splice(this.waiting.indexOf(wake), 1);
-          reject(new Error('The tool call was cancelled while waiting for the browser.'));
-        };
-        this.waiting.push(wake);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    };
   }
 }
 
@@ -131,15 +102,19 @@ export class ChromiumBrowserEngine implements BrowserEngine {
   private spare?: Promise<{ context: BrowserContext; page: Page }>;
   private closed = false;
   private readonly policy: EgressPolicy;
-  private readonly slots: Slots;
+  private readonly slots: FairSlots;
 
   constructor(private readonly options: ChromiumEngineOptions) {
     this.policy = new EgressPolicy(options.allowedHosts, options.lookup);
-    this.slots = new Slots(options.concurrency ?? 4);
+    this.slots = new FairSlots(options.concurrency ?? 4);
   }
 
-  async openPage(input: { url: string; maxChars: number; maxLinks: number }, signal: AbortSignal): Promise<OpenedPage> {
-    return this.withPage(input.url, signal, async ({ page, guard, settle, blockedRequests }, response) => {
+  async openPage(
+    input: { url: string; maxChars: number; maxLinks: number },
+    signal: AbortSignal,
+    caller: BrowserCaller,
+  ): Promise<OpenedPage> {
+    return this.withPage(input.url, signal, caller, async ({ page, guard, settle, blockedRequests }, response) => {
       const found = await guard(
         page.evaluate(
           ({ maxChars, maxLinks }) => {
@@ -186,8 +161,12 @@ export class ChromiumBrowserEngine implements BrowserEngine {
     });
   }
 
-  async extract(input: { url: string; selector: string; attribute?: string; limit: number }, signal: AbortSignal): Promise<Extraction> {
-    return this.withPage(input.url, signal, async ({ page, guard, settle, deadline }) => {
+  async extract(
+    input: { url: string; selector: string; attribute?: string; limit: number },
+    signal: AbortSignal,
+    caller: BrowserCaller,
+  ): Promise<Extraction> {
+    return this.withPage(input.url, signal, caller, async ({ page, guard, settle, deadline }) => {
       // Content that scripts add: wait a little for the first match.
       const wait = Math.min(SETTLE_MAX_MS, deadline - Date.now() - 500);
       if (wait > 0) {
@@ -242,8 +221,8 @@ export class ChromiumBrowserEngine implements BrowserEngine {
     });
   }
 
-  async screenshot(input: { url: string; fullPage: boolean }, signal: AbortSignal): Promise<Screenshot> {
-    return this.withPage(input.url, signal, async ({ page, cdp, guard, settle }) => {
+  async screenshot(input: { url: string; fullPage: boolean }, signal: AbortSignal, caller: BrowserCaller): Promise<Screenshot> {
+    return this.withPage(input.url, signal, caller, async ({ page, cdp, guard, settle }) => {
       const cssHeight = input.fullPage
         ? Math.min(
             FULL_PAGE_MAX_HEIGHT,
@@ -344,37 +323,18 @@ export class ChromiumBrowserEngine implements BrowserEngine {
   }
 
   private async launch(): Promise<{ browser: Browser; proxy: EgressProxy }> {
-    const executablePath = findChromium(this.options.chromiumPath);
-    if (!executablePath) {
-      throw new Error(
-        `The browser is not available: no chromium at ${this.options.chromiumPath ?? CHROMIUM_CANDIDATES.join(' or ')} (set CHROMIUM_PATH).`,
-      );
-    }
     const max = this.options.maxPageBytes;
     const proxy = await startEgressProxy(this.policy, { maxResponseBytes: max, maxTunnelBytes: TUNNEL_FACTOR * max }, this.options.logger);
     try {
-      const browser = await chromium.launch({
-        executablePath,
-        headless: true,
-        timeout: 30_000,
-        // The worker owns shutdown (services.close stops chromium): Playwright's own signal handlers
-        // would exit the process before the worker drains its activities.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        args: [
-          ...QUIET_CHROMIUM_ARGS,
-          // Every connection goes through the egress proxy, loopback included (no implicit bypass),
-          // and chromium resolves no names itself: the proxy does, under the policy.
-          `--proxy-server=${proxy.url}`,
-          '--proxy-bypass-list=<-loopback>',
-          '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-          '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-          // Frames in the page's process, so the size watch sees their responses too.
-          '--disable-features=IsolateOrigins,site-per-process',
-        ],
+      const { browser } = await launchChromium({
+        chromiumPath: this.options.chromiumPath,
+        proxyUrl: proxy.url,
+        runAs: this.options.runAs,
+        sandbox: this.options.sandbox,
+        logger: this.options.logger,
+        // Frames in the page's process, so the size watch sees their responses too.
+        extraArgs: ['--disable-features=IsolateOrigins,site-per-process'],
       });
-      this.options.logger.info({ executablePath }, 'browser started');
       return { browser, proxy };
     } catch (err) {
       await proxy.close();
@@ -389,11 +349,13 @@ export class ChromiumBrowserEngine implements BrowserEngine {
   private async withPage<T>(
     url: string,
     signal: AbortSignal,
+    caller: BrowserCaller,
     work: (session: PageSession, response: Response | null) => Promise<T>,
   ): Promise<T> {
     const first = await this.policy.checkUrl(url);
     if (!first.ok) throw first.unresolved ? new Error(`Could not open ${url}: ${first.reason}.`) : new BrowserRefusal(url, first.reason);
-    const release = await this.slots.acquire(signal);
+    // Slots are shared fairly between tenants: one tenant's queue never holds back another's call for long.
+    const release = await this.slots.acquire(caller.tenantId, signal, 'The tool call was cancelled while waiting for the browser.');
     let context: BrowserContext | undefined;
     let timer: NodeJS.Timeout | undefined;
     let failure: Error | undefined;

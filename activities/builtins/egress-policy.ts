@@ -19,23 +19,38 @@ export type Refusal = { ok: false; reason: string; unresolved?: true };
 
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
+/**
+ * Where a browser may go at all, before addresses: cookie capture's is the service's domains.
+ * Hosts outside it are refused whatever they resolve to; hosts inside still need allowed addresses.
+ */
+export interface HostScope {
+  includes(host: string): boolean;
+  /** Completes "<host> is not …", e.g. `one of news.ycombinator.com's hosts`. */
+  description: string;
+}
+
 const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
 /**
  * The browser's network policy with DNS: a host is reachable when every address it resolves to
  * is allowed (core/network-policy.ts), or when the operator allow-listed it (BROWSER_ALLOWED_HOSTS).
  * The egress proxy connects to exactly the address this answered, so a name cannot resolve one
- * way for the check and another way for the connection.
+ * way for the check and another way for the connection. With a scope, hosts outside it are
+ * refused first (allow-listed entries are inside it).
  */
 export class EgressPolicy {
   constructor(
     private readonly allowed: readonly AllowedHost[],
     private readonly lookup: Lookup = systemLookup,
+    private readonly scope?: HostScope,
   ) {}
 
   async resolve(rawHost: string, port: number): Promise<Resolution> {
     const host = normalizeHost(rawHost);
     const allowListed = isHostAllowListed(this.allowed, host, port);
+    if (this.scope && !allowListed && !this.scope.includes(host)) {
+      return { ok: false, reason: `${host}:${port} is not ${this.scope.description}` };
+    }
     const literal = parseIp(host);
     if (literal) {
       const address = formatIp(literal);

@@ -22,6 +22,9 @@ export function createBuiltinServices(deps: { pool: Queryable; config: Config; l
     maxPageBytes: config.BROWSER_MAX_PAGE_BYTES,
     maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
     chromiumPath: config.CHROMIUM_PATH,
+    runAs: config.CHROMIUM_RUN_AS,
+    sandbox: config.CHROMIUM_SANDBOX,
+    concurrency: config.BROWSER_CONCURRENCY,
     logger: deps.logger.child({ component: 'browser' }),
   });
   return {

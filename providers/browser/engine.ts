@@ -56,8 +56,18 @@ export interface Extraction {
   items: ExtractedItem[];
 }
 
+/** Who a page is opened for: the engine shares its few pages fairly between tenants. */
+export interface BrowserCaller {
+  tenantId: string;
+  userId: string;
+}
+
 export interface BrowserEngine {
-  openPage(input: { url: string; maxChars: number; maxLinks: number }, signal: AbortSignal): Promise<OpenedPage>;
-  screenshot(input: { url: string; fullPage: boolean }, signal: AbortSignal): Promise<Screenshot>;
-  extract(input: { url: string; selector: string; attribute?: string; limit: number }, signal: AbortSignal): Promise<Extraction>;
+  openPage(input: { url: string; maxChars: number; maxLinks: number }, signal: AbortSignal, caller: BrowserCaller): Promise<OpenedPage>;
+  screenshot(input: { url: string; fullPage: boolean }, signal: AbortSignal, caller: BrowserCaller): Promise<Screenshot>;
+  extract(
+    input: { url: string; selector: string; attribute?: string; limit: number },
+    signal: AbortSignal,
+    caller: BrowserCaller,
+  ): Promise<Extraction>;
 }

@@ -33,7 +33,7 @@ export const browserTools = [
         .describe('Most links to return (default 50); linkCount tells how many there are'),
     }),
     async run(args, ctx) {
-      return engineOf(ctx).openPage(args, ctx.signal);
+      return engineOf(ctx).openPage(args, ctx.signal, ctx.caller);
     },
   }),
   defineTool({
@@ -48,7 +48,7 @@ export const browserTools = [
         .describe('true: the whole scrolling page (up to 6000 px tall); false: the first 1280x800 screen'),
     }),
     async run(args, ctx) {
-      return engineOf(ctx).screenshot(args, ctx.signal);
+      return engineOf(ctx).screenshot(args, ctx.signal, ctx.caller);
     },
   }),
   defineTool({
@@ -66,7 +66,7 @@ export const browserTools = [
       limit: z.number().int().min(1).max(200).default(20).describe('Most elements to return (default 20)'),
     }),
     async run(args, ctx) {
-      return engineOf(ctx).extract(args, ctx.signal);
+      return engineOf(ctx).extract(args, ctx.signal, ctx.caller);
     },
   }),
 ];

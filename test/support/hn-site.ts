@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import express, { type Request, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { freePort } from './ports.js';
 
 /**
@@ -21,6 +21,7 @@ export const LOGIN_FIELDS = {
 
 export interface HnSite {
   url: string;
+  port: number;
   /** Live sessions: token → username. */
   sessions: Map<string, string>;
   /** Paths requested with the method, for counting session checks. */
@@ -54,7 +55,8 @@ function story(id: number, title: string, url: string, site: string, points: num
 <tr><td colspan="2"></td><td class="subtext"><span class="subline"><span class="score" id="score_${id}">${points} points</span> by <a href="user?id=${by}" class="hnuser">${by}</a> <span class="age" title="2024-10-30T12:00:00 1730289600"><a href="item?id=${id}">2 hours ago</a></span> | <a href="item?id=${id}">${comments}&nbsp;comments</a></span></td></tr>`;
 }
 
-export async function startHnSite(): Promise<HnSite> {
+/** `routes` adds pages of a test's own on the service's host (e.g. a redirect elsewhere). */
+export async function startHnSite(options: { routes?: (app: Express) => void } = {}): Promise<HnSite> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const sessions = new Map<string, string>();
@@ -135,10 +137,12 @@ export async function startHnSite(): Promise<HnSite> {
     );
   });
 
+  options.routes?.(app);
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     url,
+    port,
     sessions,
     requests,
     expire(name) {

@@ -1,21 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { findChromium, QUIET_CHROMIUM_ARGS } from '../../../activities/builtins/chromium.js';
+import { launchChromium, type SandboxMode } from '../../../activities/builtins/chromium.js';
+import { EgressPolicy, type HostScope, type Lookup } from '../../../activities/builtins/egress-policy.js';
+import { type EgressProxy, startEgressProxy } from '../../../activities/builtins/egress-proxy.js';
+import type { AllowedHost } from '../../../core/network-policy.js';
 
 /**
  * Capture sessions: a browser Switchboard runs for a human who signs in to a cookie service
- * live. One chromium per server process, launched on first use and closed after a minute without
- * sessions; one browser context per capture session (nothing shared between humans), closed on
- * Capture, Cancel, or after COOKIE_CAPTURE_TIMEOUT_SEC (never outliving its connection attempt).
+ * live. One chromium per server process (the same launcher as the browser built-in: not root,
+ * sandboxed, every connection through an egress proxy), launched on first use and closed after a
+ * minute without sessions; one browser context per capture session (nothing shared between
+ * humans) with its own egress proxy that reaches only the service's hosts, closed on Capture,
+ * Cancel, or after COOKIE_CAPTURE_TIMEOUT_SEC (never outliving its connection attempt).
  */
 
 export const VIEWPORT = { width: 1024, height: 768 } as const;
 const IDLE_CLOSE_MS = 60_000;
-/** Each session is a browser context (tens of MB): a bound per process, and per human. */
-const MAX_SESSIONS = 20;
-const MAX_SESSIONS_PER_OWNER = 2;
 const NAVIGATION_TIMEOUT_MS = 20_000;
+/** A capture page's responses: larger than the built-in's (a human signs in to a full web app), still bounded. */
+const MAX_RESPONSE_BYTES = 25 * 1024 * 1024;
+const MAX_TUNNEL_BYTES = 250 * 1024 * 1024;
 
 /** Keys forwarded by name; printable characters go through `type`. */
 export const FORWARDED_KEYS = new Set([
@@ -57,28 +62,70 @@ export function isServiceHost(host: string, serviceHost: string, loginHost: stri
   return h === loginHost.toLowerCase() || h === d || h.endsWith(`.${d}`) || (d.endsWith(`.${h}`) && h.includes('.'));
 }
 
+/**
+ * Where a capture browser may go: the service's domain family (its cookie domain, subdomains and
+ * parent domain) at public addresses, and the login URL's exact host and port at any address
+ * when the operator set that URL (a staging or test site on a private or loopback address).
+ * Every connection of the session's context (each redirect hop, pop-up, frame, subresource and
+ * socket) goes through a proxy holding this policy, so a redirect on the service's host cannot
+ * send the server's browser to a metadata address, Temporal UI or /metrics.
+ */
+export function captureEgressPolicy(
+  input: { loginUrl: string; cookieDomain: string; loginUrlFromOperator: boolean },
+  lookup?: Lookup,
+): EgressPolicy {
+  const login = new URL(input.loginUrl);
+  const loginHost = login.hostname.replace(/^\[|\]$/g, '');
+  const scope: HostScope = {
+    includes: (host) => isServiceHost(host, input.cookieDomain, loginHost),
+    description: `one of the hosts of ${input.cookieDomain}, the service being signed in to`,
+  };
+  const trusted: AllowedHost[] = input.loginUrlFromOperator
+    ? [{ host: loginHost, port: Number(login.port || (login.protocol === 'https:' ? 443 : 80)) }]
+    : [];
+  return new EgressPolicy(trusted, lookup, scope);
+}
+
+/** Refuses everything: the launch-wide proxy, for any connection outside a session's own. */
+const NOWHERE: HostScope = { includes: () => false, description: "a capture session's service" };
+
 // ---- the process's one browser ----
 
-let shared: Promise<Browser> | undefined;
+interface CaptureBrowser {
+  browser: Browser;
+  /** Launch-wide proxy refusing everything: a context without its own proxy reaches nothing. */
+  proxy: EgressProxy;
+  sandboxed: boolean;
+}
+
+export interface CaptureBrowserOptions {
+  chromiumPath?: string;
+  runAs: { uid: number; gid: number };
+  sandbox: SandboxMode;
+}
+
+let shared: Promise<CaptureBrowser> | undefined;
 let liveContexts = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
-function sharedBrowser(chromiumPath: string | undefined, logger: Logger): Promise<Browser> {
+function sharedBrowser(options: CaptureBrowserOptions, logger: Logger): Promise<CaptureBrowser> {
   if (idleTimer) clearTimeout(idleTimer);
   idleTimer = undefined;
   if (shared) return shared;
   const launching = (async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: findChromium(chromiumPath),
-      headless: true,
-      args: QUIET_CHROMIUM_ARGS,
-    });
-    browser.on('disconnected', () => {
-      if (shared === launching) shared = undefined;
-    });
-    logger.info({ version: browser.version() }, 'capture browser started');
-    return browser;
+    const proxy = await startEgressProxy(new EgressPolicy([], undefined, NOWHERE), { maxResponseBytes: 0, maxTunnelBytes: 0 }, logger);
+    try {
+      const launched = await launchChromium({ ...options, proxyUrl: proxy.url, logger: logger.child({ component: 'capture-browser' }) });
+      launched.browser.on('disconnected', () => {
+        if (shared === launching) shared = undefined;
+        void proxy.close();
+      });
+      logger.info({ version: launched.browser.version(), sandboxed: launched.sandboxed }, 'capture browser started');
+      return { browser: launched.browser, proxy, sandboxed: launched.sandboxed };
+    } catch (err) {
+      await proxy.close();
+      throw err;
+    }
   })();
   shared = launching;
   launching.catch(() => {
@@ -103,8 +150,9 @@ export async function closeCaptureBrowser(): Promise<void> {
   idleTimer = undefined;
   const closing = shared;
   shared = undefined;
-  const browser = await closing?.catch(() => undefined);
-  await browser?.close().catch(() => {});
+  const running = await closing?.catch(() => undefined);
+  await running?.browser.close().catch(() => {});
+  await running?.proxy.close();
 }
 
 // ---- sessions ----
@@ -125,10 +173,14 @@ export interface CaptureSession {
   readonly expiresAt: number;
   readonly context: BrowserContext;
   readonly page: Page;
+  /** This session's egress proxy: only the service's hosts. */
+  readonly proxy: EgressProxy;
   closed: boolean;
   capturing: boolean;
   timer?: NodeJS.Timeout;
   pendingFrame?: Promise<Buffer>;
+  /** The last frame and when it was taken: requests within the frame interval get it again. */
+  lastFrame?: { at: number; image: Buffer };
   inputs: Promise<unknown>;
 }
 
@@ -138,31 +190,123 @@ export interface OpenCapture {
   owner: CaptureOwner;
   loginUrl: string;
   cookieDomain: string;
+  /** True when `<PREFIX>_LOGIN_URL` set the login URL: its exact host and port may then be private. */
+  loginUrlFromOperator?: boolean;
   /** The connection attempt's expiry: the session never outlives it. */
   attemptExpiresAt: Date;
 }
 
+export interface CaptureLimits {
+  /** COOKIE_CAPTURE_MAX_SESSIONS: all tenants together, per process. */
+  sessions: number;
+  /** COOKIE_CAPTURE_MAX_PER_TENANT. */
+  perTenant: number;
+  /** COOKIE_CAPTURE_MAX_PER_USER: a user's older sessions make way for a newer one up to this. */
+  perUser: number;
+  /** COOKIE_CAPTURE_FRAMES_PER_SEC. */
+  framesPerSec: number;
+}
+
+export interface CaptureSessionsOptions extends CaptureBrowserOptions {
+  timeoutMs: number;
+  logger: Logger;
+  limits: CaptureLimits;
+  /** DNS, for tests. */
+  lookup?: Lookup;
+}
+
+/** The capture options of this process's config. */
+export function captureSessionsOptions(
+  config: {
+    CHROMIUM_PATH?: string;
+    CHROMIUM_RUN_AS: { uid: number; gid: number };
+    CHROMIUM_SANDBOX: SandboxMode;
+    COOKIE_CAPTURE_TIMEOUT_SEC: number;
+    COOKIE_CAPTURE_MAX_SESSIONS: number;
+    COOKIE_CAPTURE_MAX_PER_TENANT: number;
+    COOKIE_CAPTURE_MAX_PER_USER: number;
+    COOKIE_CAPTURE_FRAMES_PER_SEC: number;
+  },
+  logger: Logger,
+): CaptureSessionsOptions {
+  return {
+    chromiumPath: config.CHROMIUM_PATH,
+    runAs: config.CHROMIUM_RUN_AS,
+    sandbox: config.CHROMIUM_SANDBOX,
+    timeoutMs: config.COOKIE_CAPTURE_TIMEOUT_SEC * 1000,
+    logger,
+    limits: {
+      sessions: config.COOKIE_CAPTURE_MAX_SESSIONS,
+      perTenant: config.COOKIE_CAPTURE_MAX_PER_TENANT,
+      perUser: config.COOKIE_CAPTURE_MAX_PER_USER,
+      framesPerSec: config.COOKIE_CAPTURE_FRAMES_PER_SEC,
+    },
+  };
+}
+
+/** A capture refused for a limit: the message says which, for the human (answered 429). */
+export class CaptureLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CaptureLimitError';
+  }
+}
+
+interface Opening {
+  owner: CaptureOwner;
+  done: Promise<CaptureSession>;
+}
+
 export class CaptureSessions {
   private readonly sessions = new Map<string, CaptureSession>();
-  private readonly opening = new Map<string, Promise<CaptureSession>>();
+  private readonly opening = new Map<string, Opening>();
 
-  constructor(private readonly options: { chromiumPath?: string; timeoutMs: number; logger: Logger }) {}
+  constructor(private readonly options: CaptureSessionsOptions) {}
 
-  /** The open session of this attempt and owner, or a new one at the service's login page. */
+  /**
+   * The open session of this attempt and owner, or a new one at the service's login page. Sessions
+   * are shared fairly: a user holds at most `perUser` (their older ones make way; more opening at
+   * once are refused), a tenant at most `perTenant`, the process at most `sessions`.
+   */
   open(input: OpenCapture): Promise<CaptureSession> {
     const existing = [...this.sessions.values()].find((s) => s.attemptId === input.attemptId && sameOwner(s.owner, input.owner));
     if (existing && !existing.closed) return Promise.resolve(existing);
     const running = this.opening.get(input.attemptId);
-    if (running) return running;
-    // A human's older captures make way for the newest; the process as a whole refuses past its bound.
-    const owned = [...this.sessions.values()].filter((s) => sameOwner(s.owner, input.owner));
-    for (const old of owned.slice(0, Math.max(0, owned.length - MAX_SESSIONS_PER_OWNER + 1))) void this.close(old, 'superseded');
-    if (this.sessions.size + this.opening.size >= MAX_SESSIONS) {
-      return Promise.reject(new Error(`already ${MAX_SESSIONS} capture sessions open`));
+    if (running && sameOwner(running.owner, input.owner)) return running.done;
+    if (running) return Promise.reject(new CaptureLimitError('This sign-in is already being opened.'));
+    const { limits } = this.options;
+    const openingBy = (match: (o: CaptureOwner) => boolean) => [...this.opening.values()].filter((o) => match(o.owner)).length;
+    // Sessions still starting count too: a user opening many links at once holds no more than one at a time.
+    const userOpening = openingBy((o) => sameOwner(o, input.owner));
+    if (userOpening >= limits.perUser) {
+      return Promise.reject(
+        new CaptureLimitError(`You are already opening ${userOpening} sign-in browsers. Wait for them to load, then try this link again.`),
+      );
     }
-    const opening = this.start(input).finally(() => this.opening.delete(input.attemptId));
-    this.opening.set(input.attemptId, opening);
-    return opening;
+    // A human's older captures make way for the newest.
+    const owned = [...this.sessions.values()].filter((s) => sameOwner(s.owner, input.owner));
+    const superseded = owned.slice(0, Math.max(0, owned.length + userOpening - limits.perUser + 1));
+    const left = [...this.sessions.values()].filter((s) => !superseded.includes(s));
+    const tenantHolds =
+      left.filter((s) => s.owner.tenantId === input.owner.tenantId).length + openingBy((o) => o.tenantId === input.owner.tenantId);
+    if (tenantHolds >= limits.perTenant) {
+      return Promise.reject(
+        new CaptureLimitError(
+          `Your organisation already has ${tenantHolds} sign-in browsers open, the most one organisation may hold (COOKIE_CAPTURE_MAX_PER_TENANT). Finish or cancel one, or try again in a few minutes.`,
+        ),
+      );
+    }
+    if (left.length + this.opening.size >= limits.sessions) {
+      return Promise.reject(
+        new CaptureLimitError(
+          `All ${limits.sessions} sign-in browsers of this server are in use (COOKIE_CAPTURE_MAX_SESSIONS). Try again in a few minutes.`,
+        ),
+      );
+    }
+    for (const old of superseded) void this.close(old, 'superseded');
+    const done = this.start(input).finally(() => this.opening.delete(input.attemptId));
+    this.opening.set(input.attemptId, { owner: { ...input.owner }, done });
+    return done;
   }
 
   /** The session, only for its owner: for anyone else it does not exist. */
@@ -171,13 +315,27 @@ export class CaptureSessions {
     return session && !session.closed && sameOwner(session.owner, owner) ? session : undefined;
   }
 
+  /** Sessions open or opening for a tenant (tests, metrics). */
+  heldBy(tenantId: string): number {
+    const open = [...this.sessions.values()].filter((s) => s.owner.tenantId === tenantId).length;
+    return open + [...this.opening.values()].filter((o) => o.owner.tenantId === tenantId).length;
+  }
+
   private async start(input: OpenCapture): Promise<CaptureSession> {
     const log = this.options.logger.child({ attemptId: input.attemptId, integration: input.integration });
     liveContexts += 1;
     let context: BrowserContext | undefined;
+    let proxy: EgressProxy | undefined;
     try {
-      const browser = await sharedBrowser(this.options.chromiumPath, this.options.logger);
+      const { browser } = await sharedBrowser(this.options, this.options.logger);
+      const policy = captureEgressPolicy(
+        { loginUrl: input.loginUrl, cookieDomain: input.cookieDomain, loginUrlFromOperator: input.loginUrlFromOperator ?? false },
+        this.options.lookup,
+      );
+      proxy = await startEgressProxy(policy, { maxResponseBytes: MAX_RESPONSE_BYTES, maxTunnelBytes: MAX_TUNNEL_BYTES }, log);
       context = await browser.newContext({
+        // Every connection of this context (pop-ups and frames included) goes through its own proxy.
+        proxy: { server: proxy.url },
         viewport: VIEWPORT,
         deviceScaleFactor: 1,
         acceptDownloads: false,
@@ -187,23 +345,18 @@ export class CaptureSessions {
         userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36`,
       });
       const page = await context.newPage();
-      const loginHost = new URL(input.loginUrl).hostname;
-      // The human sees only the service: a link elsewhere does not navigate the page.
-      await context.route('**/*', (route) => {
-        const request = route.request();
-        let mainFrame = false;
-        try {
-          mainFrame = request.isNavigationRequest() && request.frame() === page.mainFrame();
-        } catch {}
-        if (mainFrame && !isServiceHost(new URL(request.url()).hostname, input.cookieDomain, loginHost)) {
-          log.info({ host: new URL(request.url()).hostname }, 'capture browser: navigation off the service blocked');
-          return route.abort('blockedbyclient');
-        }
-        return route.continue();
-      });
-      // Pop-ups would be invisible to the human; they are closed.
+      // Pop-ups would be invisible to the human; they are closed (their requests meet the same policy).
       context.on('page', (popup) => {
         if (popup !== page) void popup.close().catch(() => {});
+      });
+      // The human sees only the service. Every request of every frame and pop-up is checked here,
+      // for a clear refusal; redirect hops, which do not pass here, the proxy refuses itself.
+      await context.route('**/*', async (route) => {
+        const request = route.request();
+        const verdict = await policy.checkUrl(request.url());
+        if (verdict.ok) return route.continue().catch(() => {});
+        log.info({ url: request.url().slice(0, 200), reason: verdict.reason }, 'capture browser: request off the service blocked');
+        return route.abort('blockedbyclient').catch(() => {});
       });
       const session: CaptureSession = {
         id: randomBytes(18).toString('base64url'),
@@ -215,6 +368,7 @@ export class CaptureSessions {
         expiresAt: Math.min(Date.now() + this.options.timeoutMs, input.attemptExpiresAt.getTime()),
         context,
         page,
+        proxy,
         closed: false,
         capturing: false,
         inputs: Promise.resolve(),
@@ -231,6 +385,7 @@ export class CaptureSessions {
       return session;
     } catch (err) {
       await context?.close().catch(() => {});
+      await proxy?.close();
       releaseContext();
       throw err;
     }
@@ -242,6 +397,7 @@ export class CaptureSessions {
     if (session.timer) clearTimeout(session.timer);
     this.sessions.delete(session.id);
     await session.context.close().catch(() => {});
+    await session.proxy.close();
     releaseContext();
     this.options.logger.info({ attemptId: session.attemptId, reason }, 'capture session closed');
   }
@@ -250,11 +406,22 @@ export class CaptureSessions {
     await Promise.all([...this.sessions.values()].map((s) => this.close(s, 'shutdown')));
   }
 
-  /** A JPEG of what the page shows now; concurrent callers share one screenshot. */
+  /**
+   * A JPEG of what the page shows now, at most COOKIE_CAPTURE_FRAMES_PER_SEC screenshots a second:
+   * a request within the interval gets the last frame again, and concurrent callers share one.
+   */
   frame(session: CaptureSession): Promise<Buffer> {
-    session.pendingFrame ??= session.page.screenshot({ type: 'jpeg', quality: 70, timeout: 10_000, caret: 'initial' }).finally(() => {
-      session.pendingFrame = undefined;
-    });
+    const interval = 1000 / this.options.limits.framesPerSec;
+    if (session.lastFrame && Date.now() - session.lastFrame.at < interval) return Promise.resolve(session.lastFrame.image);
+    session.pendingFrame ??= session.page
+      .screenshot({ type: 'jpeg', quality: 70, timeout: 10_000, caret: 'initial' })
+      .then((image) => {
+        session.lastFrame = { at: Date.now(), image };
+        return image;
+      })
+      .finally(() => {
+        session.pendingFrame = undefined;
+      });
     return session.pendingFrame;
   }
 
