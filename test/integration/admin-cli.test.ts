@@ -82,6 +82,21 @@ describe('admin CLI', () => {
     expect(JSON.stringify(keys)).not.toContain(key);
   });
 
+  it('finding 8 + 9: sign-out ends every portal session of a user; unbind-sign-in releases their OIDC identity', async () => {
+    const versionOf = async () =>
+      (await pool.query('SELECT session_version AS v, oidc_subject AS sub FROM users WHERE lower(email) = $1', ['ada@example.com']))
+        .rows[0];
+    await pool.query(
+      `UPDATE users SET oidc_issuer = 'https://id.example', oidc_subject = 'ada-sub' WHERE lower(email) = 'ada@example.com'`,
+    );
+    const before = await versionOf();
+    expect(await ok('sign-out', 'ada@example.com')).toContain('signed out ada@example.com everywhere');
+    expect((await versionOf()).v).toBe(before.v + 1);
+    expect(await ok('unbind-sign-in', 'ada@example.com')).toContain('released the sign-in identity of ada@example.com');
+    expect(await versionOf()).toEqual({ v: before.v + 2, sub: null });
+    expect((await admin('sign-out', 'nobody@example.com')).stderr).toMatch(/no user with email nobody@example.com/);
+  });
+
   it('sets tenant settings, merges later changes, shows them, and the policy applies them', async () => {
     const first = JSON.parse(
       await ok(
@@ -206,6 +221,8 @@ describe('admin CLI', () => {
       'list-users',
       'set-roles',
       'login-link',
+      'sign-out',
+      'unbind-sign-in',
       'create-key',
       'list-keys',
       'revoke-key',
