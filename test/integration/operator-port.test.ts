@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../support/harness.js';
+import { type Stack, spawnWorkerProcess, startStack } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 import { rawRequest } from '../support/raw-http.js';
 
@@ -44,6 +44,21 @@ describe('finding 14: metrics and readiness', () => {
     expect(fromPage.status).toBe(403);
     expect(fromPage.text).not.toContain('switchboard_');
   });
+
+  it('finding 14: a worker process (npm run worker) serves its own metrics on its operator port, the same setting', async () => {
+    const workerPort = await freePort();
+    const worker = await spawnWorkerProcess({ ...stack, env: { ...stack.env, METRICS_PORT: String(workerPort) } });
+    try {
+      const metrics = await fetch(`http://127.0.0.1:${workerPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('switchboard_worker_cached_workflows');
+      expect((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status).toBe(200);
+      expect((await rawRequest(`http://127.0.0.1:${workerPort}/metrics`, { headers: { host: 'rebind.test' } })).status).toBe(421);
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    }
+  }, 120_000);
 
   it('finding 14: 100 /readyz hits make at most a handful of Temporal and Postgres probes', async () => {
     const { services } = stack;
