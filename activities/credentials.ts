@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import { OAuthFlowError, refreshTokens } from '../providers/oauth-client.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Credential } from '../providers/sdk.js';
-import { credentialAad, type StoredCredential, setAccountStatus } from '../store/accounts.js';
+import { credentialAad, type StoredCredential } from '../store/accounts.js';
+import { claimRefresh, completeRefresh, readForRefresh, releaseRefresh } from '../store/credential-refresh.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
-import { transaction } from '../store/queryable.js';
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -47,9 +49,25 @@ export function secretsOf(stored: StoredCredential): string[] {
 }
 
 /**
+ * How long a refresh lease lasts: past the token request's own 30-second timeout (openid-client's
+ * default), so a lease never lapses while its holder may still spend the refresh token; a holder
+ * that died frees the account after this.
+ */
+export const REFRESH_LEASE_MS = 60_000;
+/**
+ * A process waiting on another's refresh re-reads the account (one short query) after 50 ms, then
+ * backing off to once a second, so waiters never crowd the pool while a token endpoint is slow.
+ */
+const REFRESH_POLL_FIRST_MS = 50;
+const REFRESH_POLL_MAX_MS = 1_000;
+
+/**
  * Loads and refreshes OAuth credentials. One refresh at a time per account: in this process a
- * single-flight promise, across processes the account's row lock. Whoever gets the lock second
- * sees the version moved on and uses the new token, so a rotating refresh token is spent once.
+ * single-flight promise; across processes a lease taken by compare-and-set on the account's
+ * `credential_version` (store/credential-refresh.ts). The holder calls the token endpoint with no
+ * database connection held; the others re-read the row until the version moves on and use the
+ * new token, so a rotating refresh token is spent once and a slow token endpoint holds no
+ * connection of the pool.
  */
 export class CredentialStore {
   private readonly inflight = new Map<string, Promise<LoadedCredential>>();
@@ -85,65 +103,83 @@ export class CredentialStore {
   refresh(account: { tenantId: string; id: string; integration: string }, usedVersion?: number): Promise<LoadedCredential> {
     const running = this.inflight.get(account.id);
     if (running) return running;
-    const promise = this.refreshLocked(account, usedVersion).finally(() => this.inflight.delete(account.id));
+    const promise = this.refreshShared(account, usedVersion).finally(() => this.inflight.delete(account.id));
     this.inflight.set(account.id, promise);
     return promise;
   }
 
-  private async refreshLocked(
+  private async refreshShared(
     account: { tenantId: string; id: string; integration: string },
     usedVersion: number | undefined,
   ): Promise<LoadedCredential> {
-    const endpoints = this.registry.oauth2(account.integration);
-    type Result = { kind: 'loaded'; loaded: LoadedCredential; refreshed: boolean } | { kind: 'dead'; reason: string };
-    const result = await transaction(this.pool, async (db): Promise<Result> => {
-      const { rows } = await db.query(
-        'SELECT credential_sealed, credential_version, access_expires_at FROM accounts WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
-        [account.tenantId, account.id],
-      );
-      if (!rows[0]?.credential_sealed) throw new CredentialError('needs_reauth', 'the account has no credential');
-      const current = this.open(account, rows[0]);
+    const giveUpAt = Date.now() + REFRESH_LEASE_MS + 5_000;
+    for (let pollMs = REFRESH_POLL_FIRST_MS; ; pollMs = Math.min(pollMs * 2, REFRESH_POLL_MAX_MS)) {
+      const row = await readForRefresh(this.pool, account.tenantId, account.id);
+      if (!row?.credential_sealed) throw new CredentialError('needs_reauth', 'the account has no credential');
+      const current = this.open(account, { ...row, credential_sealed: row.credential_sealed });
       const alreadyRefreshed = usedVersion !== undefined ? current.version !== usedVersion : !this.needsRefresh(current);
-      if (alreadyRefreshed) return { kind: 'loaded', loaded: current, refreshed: false };
-      const refreshToken = current.credential.refreshToken;
-      if (!refreshToken || !endpoints) return { kind: 'dead', reason: 'the service gave no refresh token' };
-      try {
-        const tokens = await refreshTokens(endpoints, refreshToken);
-        const credential: StoredCredential = {
-          ...current.credential,
-          accessToken: tokens.accessToken,
-          // A service that rotates returns a new refresh token; one that does not keeps the old.
-          refreshToken: tokens.refreshToken ?? refreshToken,
-          tokenType: tokens.tokenType ?? current.credential.tokenType,
-        };
-        const sealed = this.keyring.encrypt(JSON.stringify(credential), credentialAad(account.tenantId, account.id));
-        await db.query(
-          `UPDATE accounts SET credential_sealed = $3, credential_key_id = $4, access_expires_at = $5,
-              credential_version = credential_version + 1, status = 'active', updated_at = now()
-            WHERE tenant_id = $1 AND id = $2`,
-          [account.tenantId, account.id, sealed, this.keyring.activeKeyId, tokens.expiresAt ?? null],
-        );
-        return {
-          kind: 'loaded',
-          loaded: { credential, version: current.version + 1, expiresAt: tokens.expiresAt ?? null },
-          refreshed: true,
-        };
-      } catch (err) {
-        if (err instanceof OAuthFlowError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client')) {
-          return { kind: 'dead', reason: `the service refused the refresh (${err.code})` };
+      if (alreadyRefreshed) return current;
+      if (row.status === 'needs_reauth') throw new CredentialError('needs_reauth', 'the service refused the refresh');
+      if (!row.leased) {
+        const leaseId = randomUUID();
+        if (await claimRefresh(this.pool, account, current.version, leaseId, REFRESH_LEASE_MS)) {
+          return this.refreshHoldingLease(account, current, leaseId);
         }
-        this.onRefresh(account.integration, 'failed');
-        throw new CredentialError('refresh_failed', `could not refresh the token: ${(err as Error).message}`);
       }
-    });
-    if (result.kind === 'dead') {
-      // Only a refusal from the service marks the account; a network hiccup does not.
-      await setAccountStatus(this.pool, account.tenantId, account.id, 'needs_reauth');
-      this.onRefresh(account.integration, 'failed');
-      throw new CredentialError('needs_reauth', result.reason);
+      // Another process holds the lease: wait for its new version (or for its lease to lapse).
+      if (Date.now() > giveUpAt) throw new CredentialError('refresh_failed', 'another refresh of this account did not finish in time');
+      await setTimeout(pollMs * (0.8 + Math.random() * 0.4));
     }
-    if (result.refreshed) this.onRefresh(account.integration, 'ok');
-    return result.loaded;
+  }
+
+  private async refreshHoldingLease(
+    account: { tenantId: string; id: string; integration: string },
+    current: LoadedCredential,
+    leaseId: string,
+  ): Promise<LoadedCredential> {
+    const endpoints = this.registry.oauth2(account.integration);
+    const refreshToken = current.credential.refreshToken;
+    const dead = async (reason: string): Promise<never> => {
+      // Only a refusal from the service marks the account; a network hiccup does not.
+      await releaseRefresh(this.pool, account, leaseId, true);
+      this.onRefresh(account.integration, 'failed');
+      throw new CredentialError('needs_reauth', reason);
+    };
+    if (!refreshToken || !endpoints) return dead('the service gave no refresh token');
+    let tokens: Awaited<ReturnType<typeof refreshTokens>>;
+    try {
+      tokens = await refreshTokens(endpoints, refreshToken);
+    } catch (err) {
+      if (err instanceof OAuthFlowError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client')) {
+        return dead(`the service refused the refresh (${err.code})`);
+      }
+      await releaseRefresh(this.pool, account, leaseId);
+      this.onRefresh(account.integration, 'failed');
+      throw new CredentialError('refresh_failed', `could not refresh the token: ${(err as Error).message}`);
+    }
+    const credential: StoredCredential = {
+      ...current.credential,
+      accessToken: tokens.accessToken,
+      // A service that rotates returns a new refresh token; one that does not keeps the old.
+      refreshToken: tokens.refreshToken ?? refreshToken,
+      tokenType: tokens.tokenType ?? current.credential.tokenType,
+    };
+    const sealed = this.keyring.encrypt(JSON.stringify(credential), credentialAad(account.tenantId, account.id));
+    const expiresAt = tokens.expiresAt ?? null;
+    const stored = await completeRefresh(this.pool, account, {
+      version: current.version,
+      leaseId,
+      sealed,
+      keyId: this.keyring.activeKeyId,
+      expiresAt,
+    });
+    if (!stored) {
+      // The account was reconnected (or removed) meanwhile: its new credential stands.
+      await releaseRefresh(this.pool, account, leaseId);
+      throw new CredentialError('refresh_failed', 'the account changed while its token was being refreshed; try again');
+    }
+    this.onRefresh(account.integration, 'ok');
+    return { credential, version: current.version + 1, expiresAt };
   }
 
   private open(

@@ -1,6 +1,7 @@
 import { createConnectionActivities } from './connection.js';
 import type { ActivityDeps } from './deps.js';
 import { createExecuteActivities } from './execute-tool.js';
+import { createPruneActivities } from './prune.js';
 import { createWorkflowHelperActivities } from './workflow-helpers.js';
 
 export function createActivities(deps: ActivityDeps) {
@@ -8,6 +9,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createConnectionActivities(deps),
     ...createExecuteActivities(deps),
     ...createWorkflowHelperActivities(deps),
+    ...createPruneActivities(deps),
   };
 }
 

@@ -150,6 +150,16 @@ export const baseEnvSchema = z.object({
   /** Bytes read from one provider response before Switchboard stops reading (a huge or endless body). */
   CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
+  /** Tool calls per minute per API key: a batch of 500 calls counts 500 (shared by every server process). */
+  RATE_LIMIT_CALLS_PER_MINUTE: positiveInt.default(600),
+  /** Tool calls per minute per tenant, all its keys together, so one tenant cannot starve the others. */
+  TENANT_RATE_LIMIT_CALLS_PER_MINUTE: positiveInt.default(3000),
+  /**
+   * Days kept of audit rows, finished connection attempts, used or expired login links and
+   * idempotency records; a Temporal schedule prunes older ones daily. Keep it at least the
+   * namespace's workflow retention (the worker keeps idempotency records that long regardless).
+   */
+  RETENTION_DAYS: positiveInt.default(30),
 
   /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */
   BROWSER_ALLOWED_HOSTS: hostList,

@@ -9,6 +9,8 @@ export class ToolError extends Error {
   constructor(
     readonly body: { error: unknown } & Record<string, unknown>,
     readonly status = 400,
+    /** HTTP headers the JSON API sends with it (e.g. Retry-After on a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(typeof body.error === 'string' ? body.error : JSON.stringify(body.error));
     this.name = 'ToolError';

@@ -96,7 +96,7 @@ export function createApp(ctx: ServiceContext): express.Express {
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (err instanceof ToolError) return res.status(err.status).json(err.body);
+    if (err instanceof ToolError) return res.status(err.status).set(err.headers).json(err.body);
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON body' });
     if (e.type === 'entity.too.large') return res.status(413).json({ error: 'Request body too large' });

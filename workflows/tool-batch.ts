@@ -23,6 +23,13 @@ import { SA } from '../core/search-attributes.js';
  */
 
 const LOCAL_TOOL_CALLS_PATCH = 'local-tool-calls';
+/**
+ * Call keys name the run too: once Temporal's retention has deleted a batch, its request id may
+ * start a new run, whose calls must not find the old run's claims ("outcome unknown" forever).
+ * Batches that began before this change keep their old keys, so a re-run of one of their calls
+ * still finds its claim.
+ */
+const RUN_SCOPED_CALL_KEYS_PATCH = 'run-scoped-call-keys';
 
 /** A call as the batch carries it (kept as its own name so the batch's input can grow). */
 export type ToolBatchCall = ToolCallRequest;
@@ -55,13 +62,14 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
       });
   const audit = proxyActivities<ExecuteActivities>({ startToCloseTimeout: '30 seconds' });
 
-  const { workflowId } = workflowInfo();
+  const { workflowId, runId } = workflowInfo();
+  const callKeyPrefix = patched(RUN_SCOPED_CALL_KEYS_PATCH) ? `${workflowId}/${runId}` : workflowId;
   const results: ToolOutcome[] = new Array(input.calls.length);
 
   const runOne = async (index: number): Promise<ToolOutcome> => {
     const call = input.calls[index];
     const activityInput: ExecuteToolInput = {
-      callKey: `${workflowId}#${index}`,
+      callKey: `${callKeyPrefix}#${index}`,
       tenantId: input.tenantId,
       userId: input.userId,
       call: { tool: call.tool, args: call.args, account: call.account },

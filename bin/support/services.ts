@@ -16,6 +16,7 @@ import { createLogger } from '../../server/logger.js';
 import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
 import { trackWorker } from '../../telemetry/metrics.js';
+import { ensurePruneSchedule } from './prune-schedule.js';
 
 /** Reads and validates the environment; throws a ConfigError naming every bad variable. */
 export const readConfig = (env: Record<string, string | undefined>): Config =>
@@ -130,6 +131,11 @@ export async function createWorker(services: Services, options: { workflowBundle
     plugins: [new SwitchboardPlugin({ activityDeps: services, keyring: services.keyring, workflowBundle: options.workflowBundle })],
   });
   trackWorker(worker);
+  // The daily retention job (RETENTION_DAYS). Another worker starting at the same moment may win
+  // the race to create it: then it exists, which is all this wants.
+  await ensurePruneSchedule(services.temporal, services.config, services.logger).catch((err: Error) =>
+    services.logger.warn({ err: err.message }, 'could not create or update the retention schedule'),
+  );
   return worker;
 }
 

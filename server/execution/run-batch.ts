@@ -1,12 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ToolError } from '../../core/errors.js';
-import { BATCH_CONCURRENCY, type ToolCallRequest, type ToolOutcome } from '../../core/execution.js';
+import { BATCH_CONCURRENCY, failure, type ToolCallRequest, type ToolOutcome } from '../../core/execution.js';
 import { toolBatchWorkflowId } from '../../core/ids.js';
-import { SA } from '../../core/search-attributes.js';
+import { SA, toolAttributeValues } from '../../core/search-attributes.js';
 import type { Caller } from '../../store/api-keys.js';
 import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import type { ServiceContext } from '../context.js';
+import { chargeCalls } from './call-limits.js';
+import { idempotentBatchId } from './idempotency.js';
 
 /** How long the caller waits past the batch's own worst case before being told to collect later. */
 const COLLECT_GRACE_MS = 30_000;
@@ -16,7 +18,9 @@ export const START_TIMEOUT_MS = 5_000;
 /**
  * Runs calls (qualified names) as one tool-batch workflow and answers the outcomes,
  * index-aligned. With a `requestId`, the batch id is derived from it: the same request again
- * joins or reads the recorded batch and runs nothing twice (for as long as Temporal retains it).
+ * joins or reads the recorded batch and runs nothing twice (for as long as Temporal retains it;
+ * after that the id starts a new run, whose calls have keys of their own). The same requestId
+ * with other calls answers 409.
  */
 export async function runToolBatch(
   ctx: ServiceContext,
@@ -25,12 +29,14 @@ export async function runToolBatch(
   options: { requestId?: string } = {},
 ): Promise<ToolOutcome[]> {
   if (calls.length === 0) return [];
-  const batchId = options.requestId
-    ? createHash('sha256').update(`${caller.tenantId}\0${caller.userId}\0${options.requestId}`).digest('hex').slice(0, 32)
-    : randomUUID();
+  await chargeCalls(ctx, caller, calls.length);
+  const batchId = options.requestId ? await idempotentBatchId(ctx, caller, calls, options.requestId) : randomUUID();
   const workflowId = toolBatchWorkflowId(batchId);
   const { config } = ctx;
-  const tools = [...new Set(calls.map((c) => c.tool))];
+  const tools = toolAttributeValues(
+    calls.map((c) => c.tool),
+    (name) => ctx.registry.toolByQualifiedName(name) !== undefined,
+  );
   const input = {
     tenantId: caller.tenantId,
     userId: caller.userId,
@@ -56,7 +62,8 @@ export async function runToolBatch(
             typedSearchAttributes: [
               { key: SA.tenant, value: caller.tenantId },
               { key: SA.user, value: caller.userId },
-              { key: SA.tool, value: tools },
+              // An empty list would be stored as one empty name.
+              ...(tools.length ? [{ key: SA.tool, value: tools }] : []),
             ],
           });
         handle = await ctx.temporal.withDeadline(Date.now() + START_TIMEOUT_MS, start);
@@ -65,7 +72,12 @@ export async function runToolBatch(
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         handle = ctx.temporal.workflow.getHandle<typeof toolBatchWorkflow>(workflowId);
       }
-      return await handle.result();
+      try {
+        return await handle.result();
+      } catch (err) {
+        if (!(err instanceof WorkflowFailedError)) throw err;
+        return await endedBatchOutcomes(ctx, handle, calls);
+      }
     });
   } catch (err) {
     if (err instanceof ToolError) throw err;
@@ -73,4 +85,22 @@ export async function runToolBatch(
     const hint = options.requestId ? ' Send the same requestId again to collect its results.' : '';
     throw new ToolError({ error: `The tool batch could not be completed right now (Temporal unavailable or slow).${hint}` }, 503);
   }
+}
+
+/**
+ * A batch that ended without results (an operator terminated it, or it failed or timed out) has
+ * this recorded state for good: each call's outcome is unknown. Answered as such, per call,
+ * instead of a 503 that invites retrying the same requestId forever.
+ */
+async function endedBatchOutcomes(ctx: ServiceContext, handle: WorkflowHandle, calls: ToolCallRequest[]): Promise<ToolOutcome[]> {
+  const { status } = await handle.describe();
+  const ended = status.name.toLowerCase().replace('_', ' '); // terminated, failed, timed out, cancelled
+  ctx.logger.warn({ workflowId: handle.workflowId, status: status.name }, 'tool batch ended without results');
+  return calls.map((call) =>
+    failure(
+      'tool_failed',
+      `The batch running ${call.tool} ended (${ended}) before the call reported; its outcome is unknown, so check before ` +
+        'retrying a write. Send a new requestId to run it again.',
+    ),
+  );
 }

@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CredentialStore } from '../../activities/credentials.js';
+import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { connectGithubAccount } from '../support/github-account.js';
+import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { freePort } from '../support/ports.js';
+
+// Rotating refresh tokens: a second use of a spent one revokes the grant, so two refreshes of one
+// account would show up as a failed call.
+const client = {
+  clientId: 'slow-token',
+  clientSecret: 'slow-token-secret-0123456789',
+  redirectUris: ['http://127.0.0.1/cb'],
+  rotateRefreshTokens: true,
+};
+const POOL_SIZE = 10;
+const ACCOUNTS = 12;
+const STALL_MS = 4_000;
+
+let auth: TestAuthServer;
+let apis: FakeApis;
+let stack: Stack;
+/** Refresh requests that reached the token endpoint. */
+let tokenRequests = 0;
+let stalling = false;
+let slowToken: Server;
+
+beforeAll(async () => {
+  auth = await startAuthServer([client]);
+  // The token endpoint of a slow service: a proxy in front of the real one holds every request
+  // for seconds before passing it on.
+  slowToken = createServer(async (req, res) => {
+    tokenRequests++;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (stalling) await sleep(STALL_MS);
+    const answer = await fetch(`${auth.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': String(req.headers['content-type']), accept: 'application/json' },
+      body: Buffer.concat(chunks),
+    });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => slowToken.listen(port, '127.0.0.1', resolve));
+  apis = await startFakeApis((token) => auth.subjectOf(token));
+  stack = await startStack({
+    env: {
+      ...auth.envFor('GITHUB', client),
+      GITHUB_TOKEN_URL: `http://127.0.0.1:${port}/token`,
+      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
+      DATABASE_POOL_MAX: String(POOL_SIZE),
+      CONNECTIONS_TOOL_TIMEOUT_MS: '20000',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await apis?.close();
+  await auth?.close();
+  slowToken?.closeAllConnections();
+  slowToken?.close();
+});
+
+describe('token refresh and the connection pool', () => {
+  it('finding 11: a token endpoint stalling for seconds under more concurrent refreshes than pool connections stalls no other tenant, and each account refreshes once', async () => {
+    const users: TestUser[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const user = await createTestUser(stack);
+      await connectGithubAccount(stack, auth, client.clientId, user, `slow-${i}`, { expired: true });
+      users.push(user);
+    }
+    const bystander = await createTestUser(stack);
+    const { pool, keyring, registry } = stack.services;
+    const accounts = await Promise.all(
+      users.map(async (u) => {
+        const { rows } = await pool.query(`SELECT id, tenant_id FROM accounts WHERE owner_user_id = $1`, [u.user.id]);
+        return { id: rows[0].id as string, tenantId: rows[0].tenant_id as string, integration: 'github' };
+      }),
+    );
+    // Two more processes' credential stores (each with its own single-flight), on the same pool.
+    const otherProcesses = [new CredentialStore(pool, keyring, registry), new CredentialStore(pool, keyring, registry)];
+
+    stalling = true;
+    const before = tokenRequests;
+    const grantsBefore = auth.grants.refresh_token;
+    const calls = users.flatMap((u) =>
+      [0, 1].map(() => u.call('connections_execute', { name: 'github__get_authenticated_user', arguments: {} }).then((r) => r.body)),
+    );
+    const direct = otherProcesses.flatMap((store) => accounts.map((a) => store.refresh(a)));
+    await expect.poll(() => tokenRequests - before, { timeout: 10_000 }).toBeGreaterThan(0);
+    await sleep(500);
+
+    // Meanwhile another tenant's plain queries on the same pool answer promptly: no connection is
+    // held while the token endpoint stalls (before the fix, every one was, and these waited).
+    const started = Date.now();
+    const [query, ...plain] = await Promise.all([
+      pool.query('SELECT 1 AS ok'),
+      ...Array.from({ length: 2 * POOL_SIZE }, () => pool.query('SELECT pg_sleep(0.01)')),
+    ]);
+    const elapsed = Date.now() - started;
+    expect(query.rows).toEqual([{ ok: 1 }]);
+    expect(plain).toHaveLength(2 * POOL_SIZE);
+    expect(elapsed, `other queries waited ${elapsed} ms behind the stalled refreshes`).toBeLessThan(1_000);
+    expect(tokenRequests - before).toBeLessThanOrEqual(ACCOUNTS);
+    // And another tenant's request is served.
+    expect((await bystander.call('list_integrations', {})).status).toBe(200);
+
+    const outcomes = await Promise.all(calls);
+    expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+    const refreshed = await Promise.all(direct);
+    expect(refreshed.every((r) => r.credential.accessToken)).toBe(true);
+    // Exactly one refresh per account reached the token endpoint, across the three stores.
+    expect(tokenRequests - before).toBe(ACCOUNTS);
+    expect(auth.grants.refresh_token - grantsBefore).toBe(ACCOUNTS);
+    stalling = false;
+  }, 90_000);
+});
