@@ -36,8 +36,11 @@ export function requireApiKey(ctx: ServiceContext) {
 }
 
 /**
- * Per-API-key request limit with the standard RateLimit headers. One instance per app, so the
- * JSON API and MCP draw from the same allowance.
+ * Per-API-key request limit with the standard RateLimit headers: a cheap first line against
+ * request floods, kept in this process's memory. One instance per app, so the JSON API and MCP
+ * draw from the same allowance. Work is limited elsewhere: tool calls are counted per key and per
+ * tenant, a batch by its number of calls, in Postgres for every process alike
+ * (server/execution/call-limits.ts).
  */
 export function perKeyRateLimit(ctx: ServiceContext) {
   return rateLimit({
