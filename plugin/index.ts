@@ -30,9 +30,12 @@ export class SwitchboardPlugin extends SimplePlugin {
   /**
    * The plugin for a worker or client of your own that talks to Switchboard's workflows and
    * activities (e.g. an agent workflow using `switchboard/workflow`): it needs Switchboard's
-   * payload codec, built here from ENCRYPTION_KEYS / ENCRYPTION_ACTIVE_KEY_ID.
+   * payload codec, built here from SWITCHBOARD_PAYLOAD_KEYS (the payload keys alone, from
+   * `npm run admin -- payload-keys`: what an agent's worker should hold) or else from
+   * ENCRYPTION_KEYS / ENCRYPTION_ACTIVE_KEY_ID.
    */
   static fromEnv(env: Record<string, string | undefined> = process.env): SwitchboardPlugin {
+    if (env.SWITCHBOARD_PAYLOAD_KEYS) return new SwitchboardPlugin({ keyring: payloadOnlyKeyring(env.SWITCHBOARD_PAYLOAD_KEYS) });
     const config = loadConfig({ ENCRYPTION_KEYS: env.ENCRYPTION_KEYS, ENCRYPTION_ACTIVE_KEY_ID: env.ENCRYPTION_ACTIVE_KEY_ID });
     if (!config.ENCRYPTION_KEYS) throw new Error("ENCRYPTION_KEYS is not set: Switchboard's payloads cannot be read without it");
     return new SwitchboardPlugin({ keyring: new Keyring(config.ENCRYPTION_KEYS, config.ENCRYPTION_ACTIVE_KEY_ID) });
@@ -58,5 +61,15 @@ export class SwitchboardPlugin extends SimplePlugin {
         ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
       }),
     });
+  }
+}
+
+/** SWITCHBOARD_PAYLOAD_KEYS has ENCRYPTION_KEYS' format (`id:base64,…`, active first), so the same schema reads it. */
+function payloadOnlyKeyring(value: string): Keyring {
+  try {
+    const { ENCRYPTION_KEYS: keys } = loadConfig({ ENCRYPTION_KEYS: value });
+    return Keyring.payloadOnly(keys!);
+  } catch (err) {
+    throw new Error(`SWITCHBOARD_PAYLOAD_KEYS: ${(err as Error).message.replaceAll('ENCRYPTION_KEYS', 'the value')}`);
   }
 }

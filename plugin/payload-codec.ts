@@ -76,12 +76,13 @@ export class KeyringPayloadCodec implements PayloadCodec {
       }
       const keyId = text(payload.metadata?.[KEY_ID]) ?? '';
       const scheme = text(payload.metadata?.[SCHEME]);
-      if (scheme !== undefined && scheme !== PAYLOAD_SCHEME) throw new KeyringError('bad_ciphertext', `unknown payload scheme "${scheme}"`);
       try {
+        if (scheme !== undefined && scheme !== PAYLOAD_SCHEME)
+          throw new KeyringError('bad_ciphertext', `unknown payload scheme "${scheme}"`);
         const plain = this.keyring.decryptBytes(keyId, payload.data ?? new Uint8Array(), AAD, scheme ? 'payload' : 'legacy');
         return temporal.api.common.v1.Payload.decode(plain) as Payload;
       } catch (err) {
-        if (this.options.refuseUnsealed && err instanceof KeyringError) throw new UnsealedPayloadError((err as Error).message);
+        if (this.options.refuseUnsealed && err instanceof KeyringError) throw new UnsealedPayloadError(err.message);
         throw err;
       }
     });

@@ -15,6 +15,10 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
  * Values sealed before the split (format `v1`, payloads without a scheme mark) were sealed with
  * the raw entry; they still open with it (`legacy`), and `keys reseal` moves stored ones on.
  *
+ * An agent's worker needs only the payload key: `exportPayloadKeys()` (`npm run admin --
+ * payload-keys`) gives them, and `Keyring.payloadOnly` holds nothing else — it opens no secret at
+ * rest, and no payload sealed before the split.
+ *
  * At-rest format: `v2.<keyId>.<iv>.<ciphertext>.<tag>` (base64url parts; `v1.` = legacy raw key).
  */
 
@@ -45,18 +49,33 @@ export class Keyring {
   readonly activeKeyId: string;
   private readonly derived: ReadonlyMap<KeyPurpose, ReadonlyMap<string, Buffer>>;
 
-  constructor(keys: ReadonlyMap<string, Buffer>, activeKeyId?: string) {
+  /** `keys`: the ENCRYPTION_KEYS entries; with `payloadOnly`, already-derived payload keys (`exportPayloadKeys`). */
+  constructor(keys: ReadonlyMap<string, Buffer>, activeKeyId?: string, options: { payloadOnly?: boolean } = {}) {
     if (keys.size === 0) throw new KeyringError('no_keys', 'the keyring has no keys');
     this.activeKeyId = activeKeyId ?? [...keys.keys()][0];
     if (!keys.has(this.activeKeyId)) {
       throw new KeyringError('unknown_key', `active key "${this.activeKeyId}" is not in the keyring`);
     }
     const each = (f: (raw: Buffer) => Buffer) => new Map([...keys].map(([id, raw]) => [id, f(raw)]));
-    this.derived = new Map<KeyPurpose, ReadonlyMap<string, Buffer>>([
-      ['legacy', new Map(keys)],
-      ['at-rest', each((raw) => derive(raw, 'at-rest'))],
-      ['payload', each((raw) => derive(raw, 'payload'))],
-    ]);
+    this.derived = options.payloadOnly
+      ? new Map([['payload', new Map(keys)]])
+      : new Map<KeyPurpose, ReadonlyMap<string, Buffer>>([
+          ['legacy', new Map(keys)],
+          ['at-rest', each((raw) => derive(raw, 'at-rest'))],
+          ['payload', each((raw) => derive(raw, 'payload'))],
+        ]);
+  }
+
+  /** A keyring of payload keys alone (from `exportPayloadKeys`), for agents' workers and clients. */
+  static payloadOnly(payloadKeys: ReadonlyMap<string, Buffer>, activeKeyId?: string): Keyring {
+    return new Keyring(payloadKeys, activeKeyId, { payloadOnly: true });
+  }
+
+  /** The derived payload keys as `id:base64,…` (active first): all an agent's worker needs. */
+  exportPayloadKeys(): string {
+    const keys = this.derived.get('payload') ?? new Map<string, Buffer>();
+    const ids = [this.activeKeyId, ...[...keys.keys()].filter((id) => id !== this.activeKeyId)];
+    return ids.map((id) => `${id}:${this.keyFor('payload', id).toString('base64')}`).join(',');
   }
 
   /** Seals a secret at rest (at-rest key). */
@@ -133,7 +152,7 @@ export class Keyring {
 
   private keyFor(purpose: KeyPurpose, id: string): Buffer {
     const key = this.derived.get(purpose)?.get(id);
-    if (!key) throw new KeyringError('unknown_key', `no key "${id}" in the keyring`);
+    if (!key) throw new KeyringError('unknown_key', `no key "${id}" in the keyring (${purpose})`);
     return key;
   }
 }

@@ -51,4 +51,14 @@ export const keyCommands: Command[] = [
       ctx.out(`re-sealed ${await resealCredentials(await ctx.db(), keyring)} credentials under key ${keyring.activeKeyId}`);
     },
   },
+  {
+    name: 'payload-keys',
+    synopsis: '',
+    summary: "Print the payload keys alone, for agents' workers (SWITCHBOARD_PAYLOAD_KEYS)",
+    details:
+      "Derived from ENCRYPTION_KEYS: they seal and open Temporal payloads but no credential at rest. Give an agent's worker SWITCHBOARD_PAYLOAD_KEYS instead of ENCRYPTION_KEYS (it cannot open payloads sealed before keys were derived per purpose).",
+    async run(_, __, ctx) {
+      ctx.out(ctx.keyring().exportPayloadKeys());
+    },
+  },
 ];

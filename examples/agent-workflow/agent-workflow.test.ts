@@ -30,7 +30,9 @@ async function spawnAgentWorker(): Promise<ChildProcess> {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS,
-      ENCRYPTION_KEYS: stack.env.ENCRYPTION_KEYS,
+      // The payload keys alone (finding 6): the agent's worker can open no stored credential.
+      ENCRYPTION_KEYS: '',
+      SWITCHBOARD_PAYLOAD_KEYS: stack.services.keyring.exportPayloadKeys(),
       AGENT_TASK_QUEUE: agentQueue,
       NOTIFY_WEBHOOK_URL: webhookUrl,
     },

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { SwitchboardPlugin } from '../../plugin/index.js';
+import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../plugin/payload-codec.js';
 import { Keyring, KeyringError } from '../../store/keyring.js';
 import { sealBeforeKeySplit } from '../support/legacy-seal.js';
 
@@ -90,5 +92,39 @@ describe('keyring (AES-256-GCM)', () => {
     expect(rotated.decryptBytes('k1', payload.data, 'temporal-payload').toString()).toBe('p');
     expect(rotated.decrypt(before.encrypt('c', 'aad'), 'aad')).toBe('c');
     expect(rotated.encryptBytes(Buffer.from('p'), 'x').keyId).toBe('k2');
+  });
+});
+
+describe("finding 6: an agent's worker holds the payload keys alone", () => {
+  it('seals and opens payloads the full keyring reads, opens no secret at rest, and plugs into SwitchboardPlugin.fromEnv', async () => {
+    const full = new Keyring(
+      new Map([
+        ['k1', k1],
+        ['k2', k2],
+      ]),
+      'k2',
+    );
+    const exported = full.exportPayloadKeys();
+    expect(exported.split(',').map((e) => e.split(':')[0])).toEqual(['k2', 'k1']);
+    expect(exported).not.toContain(k1.toString('base64'));
+    const agent = Keyring.payloadOnly(new Map(exported.split(',').map((e) => [e.split(':')[0], Buffer.from(e.split(':')[1], 'base64')])));
+    const fromAgent = new KeyringPayloadCodec(agent);
+    const fromSwitchboard = new KeyringPayloadCodec(full, { refuseUnsealed: true });
+    const payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{"tenantId":"t"}') };
+    expect((await fromSwitchboard.decode(await fromAgent.encode([payload])))[0].data).toEqual(payload.data);
+    expect((await fromAgent.decode(await fromSwitchboard.encode([payload])))[0].data).toEqual(payload.data);
+    expect(() => agent.decrypt(full.encrypt('gho_token', 'account:t:a:credential'), 'account:t:a:credential')).toThrow(/no key/);
+    expect(() => agent.encrypt('x', 'aad')).toThrow(/no key/);
+    expect(SwitchboardPlugin.fromEnv({ SWITCHBOARD_PAYLOAD_KEYS: exported }).name).toBe('switchboard');
+    expect(() => SwitchboardPlugin.fromEnv({ SWITCHBOARD_PAYLOAD_KEYS: 'k1:short' })).toThrow(/^SWITCHBOARD_PAYLOAD_KEYS: /);
+  });
+
+  it("finding 7: Switchboard's worker codec refuses a plain payload and one sealed under an unknown key, naming why", async () => {
+    const strict = new KeyringPayloadCodec(new Keyring(new Map([['k1', k1]])), { refuseUnsealed: true });
+    const plain = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{"userId":"u"}') };
+    await expect(strict.decode([plain])).rejects.toThrow(UNSEALED_MESSAGE);
+    const foreign = await new KeyringPayloadCodec(new Keyring(new Map([['k1', k2]]))).encode([plain]);
+    await expect(strict.decode(foreign)).rejects.toThrow(UNSEALED_MESSAGE);
+    await expect(new KeyringPayloadCodec(new Keyring(new Map([['k1', k1]]))).decode([plain])).resolves.toEqual([plain]);
   });
 });
