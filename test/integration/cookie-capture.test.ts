@@ -131,7 +131,8 @@ describe('cookie capture', () => {
     await page.screenshot({ path: '/tmp/cookie-capture.png', fullPage: true });
 
     await page.getByRole('button', { name: 'Capture' }).click();
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Connected');
+    // Capture checks the session at the service and stores it: more than poll's default second on a busy machine.
+    await expect.poll(() => page.locator('h1').textContent(), { timeout: 15_000 }).toBe('Connected');
     expect(await page.locator('[role=status]').textContent()).toContain('Hacker News account alice is connected');
     await page.screenshot({ path: '/tmp/cookie-capture-connected.png' });
     expect(await waiting).toEqual({ status: 200, body: { status: 'CONNECTED' } });

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, type SandboxMode } from '../../../activities/builtins/chromium.js';
 import { EgressPolicy, type HostScope, type Lookup } from '../../../activities/builtins/egress-policy.js';
 import { type EgressProxy, startEgressProxy } from '../../../activities/builtins/egress-proxy.js';
-import type { AllowedHost } from '../../../core/network-policy.js';
+import { type AllowedHost, normalizeHost, parseIp } from '../../../core/network-policy.js';
 
 /**
  * Capture sessions: a browser Switchboard runs for a human who signs in to a cookie service
@@ -76,8 +76,13 @@ export function captureEgressPolicy(
 ): EgressPolicy {
   const login = new URL(input.loginUrl);
   const loginHost = login.hostname.replace(/^\[|\]$/g, '');
+  // An address has no domain family: `0.0.1` is not "a parent domain" of 127.0.0.1.
+  const ipService = parseIp(input.cookieDomain) !== undefined;
   const scope: HostScope = {
-    includes: (host) => isServiceHost(host, input.cookieDomain, loginHost),
+    includes: (host) =>
+      ipService
+        ? host === normalizeHost(input.cookieDomain) || host === normalizeHost(loginHost)
+        : isServiceHost(host, input.cookieDomain, loginHost),
     description: `one of the hosts of ${input.cookieDomain}, the service being signed in to`,
   };
   const trusted: AllowedHost[] = input.loginUrlFromOperator
