@@ -54,7 +54,13 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
   let apis: FakeApis | undefined;
   let stack: Stack | undefined;
   try {
-    const env: Record<string, string> = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000', ...options.env };
+    const env: Record<string, string> = {
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
+      TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
+      ...options.env,
+    };
     if (options.github) {
       auth = await startAuthServer([GITHUB_CLIENT], { accessTokenTtlSec: TOKEN_TTL_SEC });
       const tokenAuth = auth;

@@ -188,6 +188,8 @@ beforeAll(async () => {
     // A (dummy) GitHub OAuth client, so connect's deliberate 503 "not configured" is not what the fuzz hits.
     env: {
       RATE_LIMIT_PER_MINUTE: '100000',
+      RATE_LIMIT_CALLS_PER_MINUTE: '1000000',
+      TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '1000000',
       LOG_LEVEL: 'fatal',
       GITHUB_CLIENT_ID: 'fuzz',
       GITHUB_CLIENT_SECRET: 'fuzz-secret-0123456789',
