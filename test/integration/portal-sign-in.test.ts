@@ -99,7 +99,8 @@ async function cookieStillWorks(value: string): Promise<boolean> {
 const bindingOf = async (user: TestUser) =>
   (await pool().query('SELECT oidc_issuer AS issuer, oidc_subject AS subject FROM users WHERE id = $1', [user.user.id])).rows[0];
 
-describe('finding 8: OIDC sign-in trusts only verified emails, and binds users to issuer + subject', () => {
+// Several real sign-ins per test through the provider's pages: generous under a loaded machine.
+describe('finding 8: OIDC sign-in trusts only verified emails, and binds users to issuer + subject', { timeout: 120_000 }, () => {
   it('finding 8: an identity-provider account with an unverified email is refused as the user with that email', async () => {
     const alice = await createTestUser(stack, { email: 'alice8@acme.example' });
     // Mallory registers an account at the identity provider with Alice's email, never verified.
@@ -166,7 +167,8 @@ describe('finding 8: OIDC sign-in trusts only verified emails, and binds users t
   });
 });
 
-describe('finding 9: no sign-in or sign-out from another site; sessions end for good', () => {
+// Several real sign-ins per test through the provider's pages: generous under a loaded machine.
+describe('finding 9: no sign-in or sign-out from another site; sessions end for good', { timeout: 120_000 }, () => {
   it('finding 9: a page on another site auto-submitting /portal/logout is refused, and the victim stays signed in', async () => {
     const alice = await createTestUser(stack, { email: 'alice9@acme.example' });
     const page = await signedInPage(browser, alice);
