@@ -1,6 +1,6 @@
 import type { Config } from '../core/config.js';
 import { ToolError } from '../core/errors.js';
-import { isProviderEnabled } from '../core/policy.js';
+import { connectRefusal } from '../core/policy.js';
 import type { TokenSigner } from '../core/signed-tokens.js';
 import { portalIntegrationUrl } from '../core/urls.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -8,6 +8,7 @@ import type { Caller } from '../store/api-keys.js';
 import { createAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
 import { getTenant } from '../store/tenants.js';
+import { getUser } from '../store/users.js';
 
 export interface PreparedConnection {
   connectionId: string;
@@ -25,11 +26,32 @@ export interface PrepareDeps {
 }
 
 /**
- * Checks that `integration` can be connected by this caller (the spec's error strings), creates
- * a PENDING attempt owned by the caller and signs its portal link. The caller then starts the
- * attempt's workflow: the HTTP handler as a top-level workflow, an agent's workflow as a child.
- * `accountScope: 'tenant'` makes the resulting account the organisation's (the portal offers it
- * to administrators only; checking the role is the caller's job).
+ * Refuses (403) a user who may not connect `integration` now — for the organisation when
+ * `accountScope` is `tenant` — by the tenant's one connect rule (core/policy.ts `connectRefusal`).
+ * The user's roles and the tenant's settings are read fresh from the store, never from a session
+ * or a link made earlier: every step of a connection calls this, so a role taken away between
+ * `connect` and the consent page stops the connection.
+ */
+export async function assertMayConnect(
+  pool: Pool,
+  who: { tenantId: string; userId: string },
+  integration: string,
+  accountScope: 'user' | 'tenant' = 'user',
+): Promise<void> {
+  const [user, tenant] = await Promise.all([getUser(pool, who.userId), getTenant(pool, who.tenantId)]);
+  const refusal =
+    !user || user.tenantId !== who.tenantId
+      ? 'This user no longer exists.'
+      : connectRefusal(tenant?.settings ?? {}, user.roles, integration, accountScope === 'tenant');
+  if (refusal) throw new ToolError({ error: refusal }, 403);
+}
+
+/**
+ * Checks that `integration` can be connected by this caller (the spec's error strings, then the
+ * tenant's connect rule with the caller's roles read fresh), creates a PENDING attempt owned by the
+ * caller and signs its portal link. The caller then starts the attempt's workflow: the HTTP
+ * handler as a top-level workflow, an agent's workflow as a child. `accountScope: 'tenant'` makes
+ * the resulting account the organisation's: only an administrator may start one.
  */
 export async function prepareConnection(
   deps: PrepareDeps,
@@ -39,8 +61,7 @@ export async function prepareConnection(
 ): Promise<PreparedConnection> {
   const provider = deps.registry.get(integration);
   if (!provider) throw new ToolError({ error: 'Integration not found' }, 404);
-  const settings = (await getTenant(deps.pool, caller.tenantId))?.settings ?? {};
-  if (!isProviderEnabled(settings, integration)) throw new ToolError({ error: `${integration} is not enabled for this organisation` }, 403);
+  await assertMayConnect(deps.pool, caller, integration, options.accountScope);
   const { auth } = provider.manifest;
   if (auth === 'none') throw new ToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
   if (auth === 'apikey') {

@@ -76,3 +76,24 @@ export function policyRefusal(
 export function sharingAdmits(sharingRoles: readonly string[], roles: readonly string[]): boolean {
   return sharingRoles.some((r) => r === '*' || roles.includes(r));
 }
+
+/** The role of an organisation's administrators: only they add organisation accounts. */
+export const ADMIN_ROLE = 'admin';
+
+/**
+ * Why a user with `roles` may not connect `provider` (for the organisation when `forOrganisation`),
+ * or undefined when they may: the connection role, the provider enabled, and for an organisation
+ * account the administrator role. The one rule every step of a connection applies (connect, the
+ * connect link, the OAuth callback, cookie capture, the API-key form), each with roles read fresh.
+ */
+export function connectRefusal(
+  settings: TenantSettings,
+  roles: readonly string[],
+  provider: string,
+  forOrganisation: boolean,
+): string | undefined {
+  if (!hasConnectionRole(settings, roles)) return 'You have no role that may use connections.';
+  if (!isProviderEnabled(settings, provider)) return `${provider} is not enabled for this organisation`;
+  if (forOrganisation && !roles.includes(ADMIN_ROLE)) return 'Only an administrator can connect an organisation account.';
+  return undefined;
+}

@@ -55,7 +55,18 @@ export async function getAttempt(db: Queryable, id: string): Promise<ConnectionA
   return rows[0];
 }
 
-/** Records the OAuth state (hashed) and PKCE verifier (sealed) for a PENDING attempt. */
+/**
+ * Whether the attempt can still connect: PENDING and before its `expires_at`. The workflow's
+ * timer marks an attempt EXPIRED, but every step checks the time itself, so an attempt whose
+ * expiry has passed never connects, even if the timer has not fired yet.
+ */
+export const isOpenAttempt = (attempt: Pick<ConnectionAttempt, 'status' | 'expiresAt'>, now = Date.now()): boolean =>
+  attempt.status === 'PENDING' && attempt.expiresAt.getTime() > now;
+
+/**
+ * Records the OAuth state (hashed) and PKCE verifier (sealed) for an open attempt, replacing the
+ * previous ones (a state handed out before stops working), with the time it was handed out.
+ */
 export async function recordAuthorizationRequest(
   db: Queryable,
   keyring: Keyring,
@@ -63,10 +74,31 @@ export async function recordAuthorizationRequest(
   input: { state: string; codeVerifier: string },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE connection_attempts SET state_hash = $2, pkce_sealed = $3 WHERE id = $1 AND status = 'PENDING'`,
+    `UPDATE connection_attempts SET state_hash = $2, pkce_sealed = $3, consent_requested_at = now()
+      WHERE id = $1 AND status = 'PENDING' AND expires_at > now()`,
     [id, hashState(input.state), keyring.encrypt(input.codeVerifier, pkceAad(id))],
   );
   return (rowCount ?? 0) > 0;
+}
+
+/**
+ * How many of this user's open attempts (other than `exceptId`) handed a browser a consent URL in
+ * the last `withinSec` seconds and have not come back: the connect link bounds it, which bounds the
+ * browser-binding cookies a browser holds.
+ */
+export async function countOpenConsentRequests(
+  db: Queryable,
+  who: { tenantId: string; userId: string },
+  exceptId: string,
+  withinSec: number,
+): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM connection_attempts
+      WHERE tenant_id = $1 AND user_id = $2 AND id <> $3 AND status = 'PENDING' AND state_hash IS NOT NULL
+        AND consent_requested_at > now() - make_interval(secs => $4) AND expires_at > now()`,
+    [who.tenantId, who.userId, exceptId, withinSec],
+  );
+  return rows[0].n;
 }
 
 /**
@@ -112,8 +144,14 @@ export async function finishAttempt(
   return rows[0]?.status;
 }
 
-/** Locks a PENDING attempt inside a transaction (the callback promotes it under this lock). */
+/**
+ * Locks an open attempt (PENDING and before its expiry) inside a transaction; every auth mode's
+ * last step promotes it under this lock, so one whose expiry passed is never promoted.
+ */
 export async function lockPendingAttempt(db: Queryable, id: string): Promise<ConnectionAttempt | undefined> {
-  const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id = $1 AND status = 'PENDING' FOR UPDATE`, [id]);
+  const { rows } = await db.query(
+    `SELECT ${COLUMNS} FROM connection_attempts WHERE id = $1 AND status = 'PENDING' AND expires_at > now() FOR UPDATE`,
+    [id],
+  );
   return rows[0];
 }

@@ -1,20 +1,32 @@
 import type { Request, Response } from 'express';
+import { assertMayConnect } from '../../activities/prepare-connection.js';
+import { ToolError } from '../../core/errors.js';
 import { oauthCallbackUrl } from '../../core/urls.js';
 import { exchangeCode, OAuthFlowError, revokeToken, type TokenSet } from '../../providers/oauth-client.js';
 import type { Provider } from '../../providers/sdk.js';
 import { createToolContext } from '../../providers/tool-context.js';
-import { type ConnectionAttempt, consumeState } from '../../store/connection-attempts.js';
+import { type ConnectionAttempt, consumeState, isOpenAttempt } from '../../store/connection-attempts.js';
+import { unbindBrowser } from '../connections/browser-binding.js';
 import { completeConnection } from '../connections/complete-connection.js';
+import { flowOwnerHere } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from '../portal/html.js';
+import { oauthStateBinding } from './state-binding.js';
 
 const EXPIRED_MESSAGE = 'This connection attempt expired before you finished. Ask your agent to start again; it will give you a new link.';
 
 /**
- * GET /oauth/callback — validates the state, exchanges the code with PKCE, stores the sealed
- * credential and promotes the attempt if (and only if) it is still PENDING, then signals the
- * workflow with ids only. A denial or a failed exchange leaves the attempt PENDING, so the
- * human can open the same link and try again.
+ * GET /oauth/callback — consumes the state (a state is used once, whatever happens next), then
+ * goes on only for the browser that opened the connect link (its binding cookie), signed in to
+ * the portal as the attempt's user, who may still connect (roles read now), for an attempt still
+ * PENDING and before its expiry. Only then is the code exchanged with PKCE, the sealed credential
+ * stored and the attempt promoted, and the workflow signalled with ids only.
+ *
+ * Anyone else exchanges nothing and the attempt keeps its status: a consent URL copied out of the
+ * owner's browser and opened by someone else (who consents as themselves) ends on the "Wrong
+ * account" page, and the code that came with it can never be exchanged, because its state is spent.
+ * A denial or a failed exchange leaves the attempt PENDING, so the human can open the same link
+ * and try again.
  */
 export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res: Response): Promise<void> {
   const state = typeof req.query.state === 'string' ? req.query.state : '';
@@ -29,10 +41,26 @@ export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res
   }
   const { attempt, codeVerifier } = consumed;
   const log = ctx.logger.child({ attemptId: attempt.id, integration: attempt.integration });
-  if (attempt.status !== 'PENDING' || !codeVerifier) {
-    // Never exchange a code for an attempt that can no longer connect.
-    log.info({ status: attempt.status }, 'callback for a final attempt; code not exchanged');
+  const binding = oauthStateBinding(attempt, state);
+  const here = await flowOwnerHere(ctx, req, attempt, binding);
+  if (here.refusal) {
+    log.warn({ refused: here.refusal.title }, 'callback not from the browser and user that started it; code not exchanged');
+    res.status(here.refusal.status).send(messagePage(here.refusal.title, here.refusal.message, 'bad'));
+    return;
+  }
+  unbindBrowser(ctx, res, binding);
+  if (!isOpenAttempt(attempt) || !codeVerifier) {
+    // Never exchange a code for an attempt that can no longer connect, timer fired or not.
+    log.info({ status: attempt.status }, 'callback for a final or expired attempt; code not exchanged');
     res.status(410).send(messagePage('Link expired', EXPIRED_MESSAGE, 'bad'));
+    return;
+  }
+  try {
+    await assertMayConnect(ctx.pool, attempt, attempt.integration, attempt.accountScope);
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    log.info({ refused: err.message }, 'callback for a user who may no longer connect; code not exchanged');
+    res.status(403).send(messagePage('Not allowed', `${err.message} Nothing was connected.`, 'bad'));
     return;
   }
 
@@ -91,15 +119,7 @@ export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res
   if (!outcome) {
     log.info('callback arrived after the attempt expired; credential discarded');
     await revokeToken(endpoints, tokens.refreshToken ?? tokens.accessToken).catch(() => false);
-    res
-      .status(410)
-      .send(
-        messagePage(
-          'Link expired',
-          'This connection attempt expired before you finished. Ask your agent to start again; it will give you a new link.',
-          'bad',
-        ),
-      );
+    res.status(410).send(messagePage('Link expired', EXPIRED_MESSAGE, 'bad'));
     return;
   }
 

@@ -1,9 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, Router } from 'express';
+import { assertMayConnect } from '../../activities/prepare-connection.js';
+import { ToolError } from '../../core/errors.js';
 import { ProviderHttpError } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import { createToolContext } from '../../providers/tool-context.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
 import { transaction } from '../../store/queryable.js';
+import { type Binding, bindBrowser, isBoundBrowser, unbindBrowser } from '../connections/browser-binding.js';
+import { WRONG_ACCOUNT } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
 import { csrfToken, requireCsrf } from './csrf.js';
@@ -26,11 +31,19 @@ import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
  * sealed. An administrator adds an organisation account with `?for=organisation`, and anyone who
  * may manage an account puts a new key on it with `?account=<id>`. Other auth modes get a page
  * with their Connect button.
+ *
+ * A form is good for FORM_TTL_SEC, for the user it was rendered for, in the browser that opened
+ * it, and for the account it names: the page sets a binding cookie (sent only to this form's
+ * path) over a nonce the form carries, and a submission without the matching cookie saves
+ * nothing. Every GET and POST re-checks, with roles read now, that the user may connect this
+ * integration (for the organisation: is an administrator).
  */
 
 export const FIELD_MAX_CHARS = 1000;
 const TEST_CALL_TIMEOUT_MS = 10_000;
 const LABEL_MAX_CHARS = 200;
+/** How long a rendered form can be submitted. */
+export const FORM_TTL_SEC = 30 * 60;
 
 /** What the key is for: a new account of the user or the organisation, or an existing account. */
 type Target = { kind: 'new'; forOrg: boolean } | { kind: 'account'; account: Account };
@@ -66,6 +79,81 @@ async function readTarget(
   return { kind: 'new', forOrg };
 }
 
+/** The form's own token, `<nonce>.<expiry seconds>.<user id>`, carried in the hidden field `_form`. */
+interface FormToken {
+  nonce: string;
+  expires: number;
+  userId: string;
+}
+
+const formTokenText = (t: FormToken) => `${t.nonce}.${t.expires}.${t.userId}`;
+
+function parseFormToken(raw: unknown): FormToken | undefined {
+  const m = typeof raw === 'string' ? /^([\w-]{22})\.(\d{1,12})\.([\w-]{1,64})$/.exec(raw) : null;
+  return m ? { nonce: m[1], expires: Number(m[2]), userId: m[3] } : undefined;
+}
+
+const targetKey = (target: Target) =>
+  target.kind === 'account' ? `account:${target.account.id}` : target.forOrg ? 'organisation' : 'user';
+
+/** The form's binding to this browser: its user, integration, target and nonce, under the form's path. */
+const formBinding = (me: SignedIn, provider: Provider, target: Target, nonce: string): Binding => ({
+  purpose: 'apikey-form',
+  name: 'sb_form',
+  path: integrationPath(provider.manifest.name),
+  subject: [me.caller.tenantId, me.user.id, provider.manifest.name, targetKey(target), nonce].join('\n'),
+});
+
+/** A fresh form token, with its binding cookie set on this response. */
+function issueForm(ctx: ServiceContext, res: Response, me: SignedIn, provider: Provider, target: Target): FormToken {
+  const token = { nonce: randomBytes(16).toString('base64url'), expires: Math.floor(Date.now() / 1000) + FORM_TTL_SEC, userId: me.user.id };
+  bindBrowser(ctx, res, formBinding(me, provider, target, token.nonce), FORM_TTL_SEC);
+  return token;
+}
+
+/** Why this submission may not be saved (a page to answer), or the form token it came with. */
+function checkForm(
+  ctx: ServiceContext,
+  req: Request,
+  me: SignedIn,
+  provider: Provider,
+  target: Target,
+): { token: FormToken; refusal?: undefined } | { refusal: { status: number; title: string; message: string } } {
+  const token = parseFormToken((req.body as Record<string, unknown> | undefined)?._form);
+  const again = 'Nothing was saved. Open the page again and submit the key from there.';
+  if (!token)
+    return { refusal: { status: 400, title: 'Form not recognised', message: `This submission did not come from the form. ${again}` } };
+  if (token.userId !== me.user.id) return { refusal: WRONG_ACCOUNT };
+  if (token.expires <= Math.floor(Date.now() / 1000)) {
+    return {
+      refusal: { status: 410, title: 'Form expired', message: `This form was opened more than ${FORM_TTL_SEC / 60} minutes ago. ${again}` },
+    };
+  }
+  if (!isBoundBrowser(ctx, req, formBinding(me, provider, target, token.nonce))) {
+    return {
+      refusal: {
+        status: 403,
+        title: 'Wrong browser',
+        message: `This form was opened in another browser, for another account, or replaced by a newer one. ${again}`,
+      },
+    };
+  }
+  return { token };
+}
+
+/** The user may connect this integration now (for the organisation when the target is one), else a 403 page. */
+async function mayConnect(ctx: ServiceContext, me: SignedIn, provider: Provider, target: Target, res: Response): Promise<boolean> {
+  const forOrg = target.kind === 'account' ? target.account.scope === 'tenant' : target.forOrg;
+  try {
+    await assertMayConnect(ctx.pool, me.caller, provider.manifest.name, forOrg ? 'tenant' : 'user');
+    return true;
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    res.status(403).send(messagePage('Not allowed', `${err.message} Nothing was saved.`, 'bad'));
+    return false;
+  }
+}
+
 function targetInputs(target: Target): SafeHtml {
   if (target.kind === 'account') return html`<input type="hidden" name="account" value="${target.account.id}">`;
   return target.forOrg ? html`<input type="hidden" name="for" value="${FOR_ORGANISATION}">` : html``;
@@ -77,6 +165,7 @@ function renderForm(
   me: SignedIn,
   provider: Provider,
   target: Target,
+  form: FormToken,
   state: { errors?: string[]; values?: Record<string, string> } = {},
 ): string {
   const { displayName, name } = provider.manifest;
@@ -103,7 +192,7 @@ function renderForm(
     'integrations',
     html`<h1>${displayName} <span class="tag">${AUTH_MODE_LABEL.apikey}</span></h1>${intro}${errors}
 <form method="post" action="${integrationPath(name)}" class="box" autocomplete="off">
-<input type="hidden" name="_csrf" value="${csrfToken(ctx, req)}">${targetInputs(target)}${inputs}
+<input type="hidden" name="_csrf" value="${csrfToken(ctx, req)}"><input type="hidden" name="_form" value="${formTokenText(form)}">${targetInputs(target)}${inputs}
 <p class="muted">Switchboard makes one test call to ${displayName} with this key before saving it. It is stored encrypted and never shown again.</p>
 <button type="submit">Test and save</button></form>
 <p><a href="/portal/integrations">← All integrations</a></p>`,
@@ -204,8 +293,8 @@ export function apiKeyRouter(ctx: ServiceContext): Router {
     if (!provider) return notFound(res, name);
     if (provider.manifest.auth !== 'apikey') return otherModePage(ctx, req, res, me, provider);
     const target = await readTarget(ctx, me, provider, req.query, res);
-    if (!target) return;
-    res.send(renderForm(ctx, req, me, provider, target));
+    if (!target || !(await mayConnect(ctx, me, provider, target, res))) return;
+    res.send(renderForm(ctx, req, me, provider, target, issueForm(ctx, res, me, provider, target)));
   });
 
   router.post('/portal/integrations/:name', form, requireCsrf(ctx), async (req: Request, res: Response) => {
@@ -222,14 +311,20 @@ export function apiKeyRouter(ctx: ServiceContext): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const target = await readTarget(ctx, me, provider, body, res);
     if (!target) return;
+    if (!(await mayConnect(ctx, me, provider, target, res))) return;
+    const checked = checkForm(ctx, req, me, provider, target);
+    if (checked.refusal) return res.status(checked.refusal.status).send(messagePage(checked.refusal.title, checked.refusal.message, 'bad'));
+    const form = checked.token;
     const { fields, errors } = readFields(provider, body);
     const values = Object.fromEntries(
       (provider.manifest.apiKeyFields ?? []).filter((f) => !f.secret).map((f) => [f.name, String(body[fieldInputName(f.name)] ?? '')]),
     );
-    if (errors.length) return res.status(400).send(renderForm(ctx, req, me, provider, target, { errors, values }));
+    if (errors.length) return res.status(400).send(renderForm(ctx, req, me, provider, target, form, { errors, values }));
 
     const tested = await testKey(ctx, me, provider, fields);
-    if (!tested.ok) return res.status(tested.status).send(renderForm(ctx, req, me, provider, target, { errors: [tested.message], values }));
+    if (!tested.ok) {
+      return res.status(tested.status).send(renderForm(ctx, req, me, provider, target, form, { errors: [tested.message], values }));
+    }
 
     const { displayName } = provider.manifest;
     const credential = { type: 'apikey' as const, fields };
@@ -250,6 +345,8 @@ export function apiKeyRouter(ctx: ServiceContext): Router {
       );
     }
     if (!saved) return res.status(404).send(messagePage('No such account', 'The account was deleted meanwhile; nothing was saved.', 'bad'));
+    // A form saves once.
+    unbindBrowser(ctx, res, formBinding(me, provider, target, form.nonce));
     ctx.logger.info({ integration: name, accountId: saved.id, scope: saved.scope }, 'API key saved from the portal');
     res.send(
       portalPage(

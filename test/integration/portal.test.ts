@@ -160,11 +160,12 @@ describe('the API-key form', () => {
     const page = await signedInPage(alice);
     await page.goto(`${stack.baseUrl}/portal/integrations/linear`);
     const _csrf = await csrfOf(page);
+    const _form = await page.locator('input[name="_form"]').inputValue();
     const callsBefore = apis.state.linear.calls.length;
-    const empty = await postForm(page, '/portal/integrations/linear', { _csrf, field_apiKey: '   ' });
+    const empty = await postForm(page, '/portal/integrations/linear', { _csrf, _form, field_apiKey: '   ' });
     expect(empty.status()).toBe(400);
     expect(await empty.text()).toContain('Personal API key is required.');
-    const long = await postForm(page, '/portal/integrations/linear', { _csrf, field_apiKey: `lin_api_${'x'.repeat(1000)}` });
+    const long = await postForm(page, '/portal/integrations/linear', { _csrf, _form, field_apiKey: `lin_api_${'x'.repeat(1000)}` });
     expect(long.status()).toBe(400);
     expect(await long.text()).toContain('Personal API key is longer than 1000 characters.');
     expect(apis.state.linear.calls.length).toBe(callsBefore);

@@ -5,10 +5,15 @@ import type { TestUser } from './stack.js';
 /** A fresh browser context signed in to the portal as `user`, through a one-time link. */
 export async function signedInPage(browser: Browser, user: TestUser): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
+  await signIn(page, user);
+  return page;
+}
+
+/** Signs this page's browser context in to the portal as `user` (again), through a one-time link. */
+export async function signIn(page: Page, user: TestUser): Promise<void> {
   await page.goto(await user.loginLink());
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/portal$/);
-  return page;
 }
 
 /**

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { assertMayConnect } from '../../../activities/prepare-connection.js';
+import { ToolError } from '../../../core/errors.js';
 import { createToolContext } from '../../../providers/tool-context.js';
-import { type ConnectionAttempt, getAttempt } from '../../../store/connection-attempts.js';
+import { type ConnectionAttempt, getAttempt, isOpenAttempt } from '../../../store/connection-attempts.js';
+import { type Binding, bindBrowser, isBoundBrowser } from '../../connections/browser-binding.js';
 import { completeConnection } from '../../connections/complete-connection.js';
 import type { ServiceContext } from '../../context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
@@ -14,8 +17,31 @@ import { CaptureLimitError, type CaptureSession, CaptureSessions, captureSession
 /**
  * Cookie capture: after the connect link's account check, the human signs in to the service in
  * a browser Switchboard runs, watching it live, and presses Capture. Every route answers 404 to
- * anyone but the signed-in user the session was opened for; every POST needs the CSRF token.
+ * anyone but the signed-in user the session was opened for, in the browser that opened it (a
+ * binding cookie sent only to the session's paths); every POST needs the CSRF token. The page and
+ * Capture also re-check that the user may still connect (roles read now), and Capture that the
+ * attempt is still open (PENDING and before its expiry).
  */
+
+/** The capture session's binding to the browser whose connect link opened it. */
+const captureBinding = (session: Pick<CaptureSession, 'id' | 'owner'>): Binding => ({
+  purpose: 'capture-session',
+  // One cookie per session, told apart by its path.
+  name: 'sb_capture',
+  path: `/portal/capture/${session.id}`,
+  subject: `${session.id}\n${session.owner.tenantId}\n${session.owner.userId}`,
+});
+
+/** The user's connect rule now (roles read fresh), or the reason they may not connect. */
+async function mayStillConnect(ctx: ServiceContext, session: CaptureSession, attempt?: ConnectionAttempt): Promise<string | undefined> {
+  try {
+    await assertMayConnect(ctx.pool, session.owner, session.integration, attempt?.accountScope ?? 'user');
+    return undefined;
+  } catch (err) {
+    if (err instanceof ToolError) return err.message;
+    throw err;
+  }
+}
 
 const managers = new WeakMap<ServiceContext, CaptureSessions>();
 
@@ -53,6 +79,7 @@ export async function startCookieCapture(ctx: ServiceContext, res: Response, att
       loginUrlFromOperator: loginUrl !== provider.manifest.cookie?.loginUrl,
       attemptExpiresAt: attempt.expiresAt,
     });
+    bindBrowser(ctx, res, captureBinding(session), (session.expiresAt - Date.now()) / 1000);
     res.redirect(303, `/portal/capture/${session.id}`);
   } catch (err) {
     if (err instanceof CaptureLimitError) {
@@ -93,11 +120,14 @@ export function cookieCaptureRouter(ctx: ServiceContext): Router {
     res.type('text/javascript').set('cache-control', 'no-cache').send(script);
   });
 
-  /** The caller's session or a 404 (unknown, over, or someone else's: all look the same). */
+  /**
+   * The caller's session or a 404 (unknown, over, someone else's, or opened in another browser:
+   * all look the same).
+   */
   const own = async (req: Request, res: Response): Promise<CaptureSession | undefined> => {
     const human = await readPortalUser(ctx, req);
     const session = human ? sessions.get(String(req.params.sid), human) : undefined;
-    if (session) return session;
+    if (session && isBoundBrowser(ctx, req, captureBinding(session))) return session;
     res.set('cache-control', 'no-store');
     if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
       res
@@ -113,6 +143,11 @@ export function cookieCaptureRouter(ctx: ServiceContext): Router {
     if (!(await readPortalUser(ctx, req))) return res.redirect(303, `/portal/login?next=${encodeURIComponent(req.originalUrl)}`);
     const session = await own(req, res);
     if (!session) return;
+    const refusal = await mayStillConnect(ctx, session, await getAttempt(ctx.pool, session.attemptId));
+    if (refusal) {
+      await sessions.close(session, 'user may no longer connect');
+      return res.status(403).send(messagePage('Not allowed', `${refusal} Nothing was connected.`, 'bad'));
+    }
     const displayName = ctx.registry.get(session.integration)?.manifest.displayName ?? session.integration;
     res.set('cache-control', 'no-store').send(capturePage(session, { displayName, csrf: csrfToken(ctx, req) }));
   });
@@ -217,7 +252,7 @@ async function capture(ctx: ServiceContext, sessions: CaptureSessions, session: 
   const name = provider?.manifest.displayName ?? session.integration;
   const log = ctx.logger.child({ attemptId: session.attemptId, integration: session.integration });
   const attempt = await getAttempt(ctx.pool, session.attemptId);
-  if (!provider || !attempt || attempt.status !== 'PENDING') {
+  if (!provider || !attempt || !isOpenAttempt(attempt)) {
     await sessions.close(session, 'attempt final');
     return attempt?.status === 'CONNECTED'
       ? {
@@ -233,6 +268,12 @@ async function capture(ctx: ServiceContext, sessions: CaptureSessions, session: 
             message: 'This connection attempt has expired. Ask your agent to start again; it will give you a new link.',
           },
         };
+  }
+  const refusal = await mayStillConnect(ctx, session, attempt);
+  if (refusal) {
+    log.info({ refused: refusal }, 'capture by a user who may no longer connect; nothing stored');
+    await sessions.close(session, 'user may no longer connect');
+    return { httpStatus: 403, body: { ok: false, status: 'forbidden', title: 'Not allowed', message: `${refusal} Nothing was stored.` } };
   }
   const notSignedIn: CaptureOutcome = {
     httpStatus: 409,
