@@ -4,7 +4,7 @@ import { OAuthFlowError, refreshTokens } from '../providers/oauth-client.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Credential } from '../providers/sdk.js';
 import { credentialAad, type StoredCredential } from '../store/accounts.js';
-import { claimRefresh, completeRefresh, readForRefresh, releaseRefresh } from '../store/credential-refresh.js';
+import { claimRefresh, completeRefresh, readForRefresh, releaseRefresh, renewRefresh } from '../store/credential-refresh.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
 
@@ -139,14 +139,22 @@ export class CredentialStore {
   ): Promise<LoadedCredential> {
     const endpoints = this.registry.oauth2(account.integration);
     const refreshToken = current.credential.refreshToken;
-    const dead = async (reason: string): Promise<never> => {
-      // Only a refusal from the service marks the account; a network hiccup does not.
-      await releaseRefresh(this.pool, account, leaseId, true);
+    const dead = async (reason: string): Promise<LoadedCredential> => {
+      // Only a refusal from the service marks the account (a network hiccup does not), and only
+      // while the refused credential is still the stored one.
+      await releaseRefresh(this.pool, account, leaseId, current.version);
+      const newer = await this.newerThan(account, current.version);
+      if (newer) return newer;
       this.onRefresh(account.integration, 'failed');
       throw new CredentialError('needs_reauth', reason);
     };
     if (!refreshToken || !endpoints) return dead('the service gave no refresh token');
     let tokens: Awaited<ReturnType<typeof refreshTokens>>;
+    // While the request is out, the lease is renewed: it lapses only when this process died, so
+    // no other process spends the same refresh token because this one's token endpoint is slow.
+    const renewal = setInterval(() => {
+      renewRefresh(this.pool, account, leaseId, REFRESH_LEASE_MS).catch(() => {});
+    }, REFRESH_LEASE_MS / 3);
     try {
       tokens = await refreshTokens(endpoints, refreshToken);
     } catch (err) {
@@ -156,6 +164,8 @@ export class CredentialStore {
       await releaseRefresh(this.pool, account, leaseId);
       this.onRefresh(account.integration, 'failed');
       throw new CredentialError('refresh_failed', `could not refresh the token: ${(err as Error).message}`);
+    } finally {
+      clearInterval(renewal);
     }
     const credential: StoredCredential = {
       ...current.credential,
@@ -166,20 +176,29 @@ export class CredentialStore {
     };
     const sealed = this.keyring.encrypt(JSON.stringify(credential), credentialAad(account.tenantId, account.id));
     const expiresAt = tokens.expiresAt ?? null;
+    // Stored even if the lease lapsed meanwhile: the old refresh token is spent, a rotated new one
+    // exists only here. Only a newer credential (a reconnect, or another refresh) wins over it.
     const stored = await completeRefresh(this.pool, account, {
       version: current.version,
-      leaseId,
       sealed,
       keyId: this.keyring.activeKeyId,
       expiresAt,
     });
     if (!stored) {
-      // The account was reconnected (or removed) meanwhile: its new credential stands.
       await releaseRefresh(this.pool, account, leaseId);
+      const newer = await this.newerThan(account, current.version);
+      if (newer) return newer;
       throw new CredentialError('refresh_failed', 'the account changed while its token was being refreshed; try again');
     }
     this.onRefresh(account.integration, 'ok');
     return { credential, version: current.version + 1, expiresAt };
+  }
+
+  /** The account's stored credential when it is newer than `version` and usable, else undefined. */
+  private async newerThan(account: { tenantId: string; id: string }, version: number): Promise<LoadedCredential | undefined> {
+    const row = await readForRefresh(this.pool, account.tenantId, account.id);
+    if (!row?.credential_sealed || row.credential_version === version || row.status === 'needs_reauth') return undefined;
+    return this.open(account, { ...row, credential_sealed: row.credential_sealed });
   }
 
   private open(

@@ -45,36 +45,62 @@ export async function claimRefresh(
 }
 
 /**
- * Stores the refreshed credential and ends the lease, only if the lease is still ours and the
- * credential still the one refreshed (a reconnect in between wins). False when it was not stored.
+ * Keeps our lease from lapsing while our token request is still out (a lease only lapses when its
+ * holder died). False when the lease is no longer ours.
  */
-export async function completeRefresh(
+export async function renewRefresh(
   db: Queryable,
   account: { tenantId: string; id: string },
-  update: { version: number; leaseId: string; sealed: string; keyId: string; expiresAt: Date | null },
+  leaseId: string,
+  leaseMs: number,
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE accounts SET credential_sealed = $5, credential_key_id = $6, access_expires_at = $7,
-            credential_version = credential_version + 1, status = 'active', updated_at = now(),
-            refresh_lease_id = NULL, refresh_lease_until = NULL
-      WHERE tenant_id = $1 AND id = $2 AND credential_version = $3 AND refresh_lease_id = $4`,
-    [account.tenantId, account.id, update.version, update.leaseId, update.sealed, update.keyId, update.expiresAt],
+    `UPDATE accounts SET refresh_lease_until = now() + make_interval(secs => $4::double precision / 1000)
+      WHERE tenant_id = $1 AND id = $2 AND refresh_lease_id = $3`,
+    [account.tenantId, account.id, leaseId, leaseMs],
   );
   return rowCount === 1;
 }
 
-/** Ends our lease without a new credential; `needsReauth` when the service refused the refresh token. */
+/**
+ * Stores the refreshed credential and ends the lease, only if the credential is still the one
+ * refreshed (a reconnect in between wins). Not conditional on still holding the lease: when the
+ * answer arrives after the lease lapsed, the refresh token it replaces is spent already, and a
+ * rotating service's new one exists only in this answer, so dropping it would lose the grant.
+ * False when it was not stored.
+ */
+export async function completeRefresh(
+  db: Queryable,
+  account: { tenantId: string; id: string },
+  update: { version: number; sealed: string; keyId: string; expiresAt: Date | null },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE accounts SET credential_sealed = $4, credential_key_id = $5, access_expires_at = $6,
+            credential_version = credential_version + 1, status = 'active', updated_at = now(),
+            refresh_lease_id = NULL, refresh_lease_until = NULL
+      WHERE tenant_id = $1 AND id = $2 AND credential_version = $3`,
+    [account.tenantId, account.id, update.version, update.sealed, update.keyId, update.expiresAt],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Ends our lease without a new credential. `refusedVersion`: the service refused the refresh token
+ * of that credential version, so the account needs re-authorisation — unless the version moved on
+ * meanwhile (someone stored a newer credential; the refusal was about a spent token).
+ */
 export async function releaseRefresh(
   db: Queryable,
   account: { tenantId: string; id: string },
   leaseId: string,
-  needsReauth = false,
+  refusedVersion?: number,
 ): Promise<void> {
   await db.query(
-    `UPDATE accounts SET refresh_lease_id = NULL, refresh_lease_until = NULL,
-            status = CASE WHEN $4 THEN 'needs_reauth' ELSE status END,
-            updated_at = CASE WHEN $4 THEN now() ELSE updated_at END
-      WHERE tenant_id = $1 AND id = $2 AND refresh_lease_id = $3`,
-    [account.tenantId, account.id, leaseId, needsReauth],
+    `UPDATE accounts SET status = CASE WHEN credential_version = $4::int THEN 'needs_reauth' ELSE status END,
+            updated_at = CASE WHEN credential_version = $4::int THEN now() ELSE updated_at END,
+            refresh_lease_id = CASE WHEN refresh_lease_id = $3 THEN NULL ELSE refresh_lease_id END,
+            refresh_lease_until = CASE WHEN refresh_lease_id = $3 THEN NULL ELSE refresh_lease_until END
+      WHERE tenant_id = $1 AND id = $2 AND (refresh_lease_id = $3 OR credential_version = $4::int)`,
+    [account.tenantId, account.id, leaseId, refusedVersion ?? null],
   );
 }

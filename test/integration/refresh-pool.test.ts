@@ -121,3 +121,37 @@ describe('token refresh and the connection pool', () => {
     stalling = false;
   }, 90_000);
 });
+
+describe('token refresh lease', () => {
+  it('finding 11: when the lease lapses and is taken while the token endpoint is slow, the late answer (a rotated refresh token) is still stored and the account keeps working', async () => {
+    const user = await createTestUser(stack);
+    await connectGithubAccount(stack, auth, client.clientId, user, 'late-answer', { expired: true });
+    const { pool, keyring, registry } = stack.services;
+    const { rows } = await pool.query(`SELECT id, tenant_id, credential_version FROM accounts WHERE owner_user_id = $1`, [user.user.id]);
+    const account = { id: rows[0].id as string, tenantId: rows[0].tenant_id as string, integration: 'github' };
+    const versionBefore = rows[0].credential_version as number;
+    const holder = new CredentialStore(pool, keyring, registry);
+
+    stalling = true;
+    const before = tokenRequests;
+    const late = holder.refresh(account);
+    late.catch(() => {});
+    await expect.poll(() => tokenRequests - before, { timeout: 10_000 }).toBe(1);
+    // While the token endpoint stalls, the holder's lease lapses and another process takes it
+    // (it has not spent anything yet).
+    await pool.query(
+      `UPDATE accounts SET refresh_lease_id = 'another-process', refresh_lease_until = now() + interval '30 seconds' WHERE id = $1`,
+      [account.id],
+    );
+    const refreshed = await late;
+    stalling = false;
+    expect(refreshed.version).toBe(versionBefore + 1);
+    const { rows: after } = await pool.query(`SELECT credential_version, status FROM accounts WHERE id = $1`, [account.id]);
+    expect(after[0]).toMatchObject({ credential_version: versionBefore + 1, status: 'active' });
+    // The rotated refresh token was kept: the next refresh spends it and succeeds.
+    await pool.query(`UPDATE accounts SET refresh_lease_id = NULL, refresh_lease_until = NULL WHERE id = $1`, [account.id]);
+    const next = await new CredentialStore(pool, keyring, registry).refresh(account, versionBefore + 1);
+    expect(next.version).toBe(versionBefore + 2);
+    expect(next.credential.refreshToken).not.toBe(refreshed.credential.refreshToken);
+  }, 60_000);
+});
