@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, Router } from 'express';
 import { assertMayConnect } from '../../activities/prepare-connection.js';
 import { ToolError } from '../../core/errors.js';
@@ -7,10 +6,10 @@ import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import { createToolContext } from '../../providers/tool-context.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
 import { transaction } from '../../store/queryable.js';
-import { type Binding, bindBrowser, isBoundBrowser, unbindBrowser } from '../connections/browser-binding.js';
-import { WRONG_ACCOUNT } from '../connections/flow-owner.js';
+import { unbindBrowser } from '../connections/browser-binding.js';
 import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
+import { checkForm, type FormToken, formBinding, formTokenText, issueForm, type Target } from './apikey-form-token.js';
 import { csrfToken, requireCsrf } from './csrf.js';
 import { allowFormActionTo } from './form-action.js';
 import { html, messagePage, type SafeHtml } from './html.js';
@@ -32,21 +31,14 @@ import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
  * may manage an account puts a new key on it with `?account=<id>`. Other auth modes get a page
  * with their Connect button.
  *
- * A form is good for FORM_TTL_SEC, for the user it was rendered for, in the browser that opened
- * it, and for the account it names: the page sets a binding cookie (sent only to this form's
- * path) over a nonce the form carries, and a submission without the matching cookie saves
- * nothing. Every GET and POST re-checks, with roles read now, that the user may connect this
+ * A form is good for a while, for the user it was rendered for, in the browser that opened it, and
+ * for the account it names (apikey-form-token.ts). Every GET and POST re-checks, with roles read now, that the user may connect this
  * integration (for the organisation: is an administrator).
  */
 
 export const FIELD_MAX_CHARS = 1000;
 const TEST_CALL_TIMEOUT_MS = 10_000;
 const LABEL_MAX_CHARS = 200;
-/** How long a rendered form can be submitted. */
-export const FORM_TTL_SEC = 30 * 60;
-
-/** What the key is for: a new account of the user or the organisation, or an existing account. */
-type Target = { kind: 'new'; forOrg: boolean } | { kind: 'account'; account: Account };
 
 const fieldInputName = (name: string) => `field_${name}`;
 
@@ -77,68 +69,6 @@ async function readTarget(
     return undefined;
   }
   return { kind: 'new', forOrg };
-}
-
-/** The form's own token, `<nonce>.<expiry seconds>.<user id>`, carried in the hidden field `_form`. */
-interface FormToken {
-  nonce: string;
-  expires: number;
-  userId: string;
-}
-
-const formTokenText = (t: FormToken) => `${t.nonce}.${t.expires}.${t.userId}`;
-
-function parseFormToken(raw: unknown): FormToken | undefined {
-  const m = typeof raw === 'string' ? /^([\w-]{22})\.(\d{1,12})\.([\w-]{1,64})$/.exec(raw) : null;
-  return m ? { nonce: m[1], expires: Number(m[2]), userId: m[3] } : undefined;
-}
-
-const targetKey = (target: Target) =>
-  target.kind === 'account' ? `account:${target.account.id}` : target.forOrg ? 'organisation' : 'user';
-
-/** The form's binding to this browser: its user, integration, target and nonce, under the form's path. */
-const formBinding = (me: SignedIn, provider: Provider, target: Target, nonce: string): Binding => ({
-  purpose: 'apikey-form',
-  name: 'sb_form',
-  path: integrationPath(provider.manifest.name),
-  subject: [me.caller.tenantId, me.user.id, provider.manifest.name, targetKey(target), nonce].join('\n'),
-});
-
-/** A fresh form token, with its binding cookie set on this response. */
-function issueForm(ctx: ServiceContext, res: Response, me: SignedIn, provider: Provider, target: Target): FormToken {
-  const token = { nonce: randomBytes(16).toString('base64url'), expires: Math.floor(Date.now() / 1000) + FORM_TTL_SEC, userId: me.user.id };
-  bindBrowser(ctx, res, formBinding(me, provider, target, token.nonce), FORM_TTL_SEC);
-  return token;
-}
-
-/** Why this submission may not be saved (a page to answer), or the form token it came with. */
-function checkForm(
-  ctx: ServiceContext,
-  req: Request,
-  me: SignedIn,
-  provider: Provider,
-  target: Target,
-): { token: FormToken; refusal?: undefined } | { refusal: { status: number; title: string; message: string } } {
-  const token = parseFormToken((req.body as Record<string, unknown> | undefined)?._form);
-  const again = 'Nothing was saved. Open the page again and submit the key from there.';
-  if (!token)
-    return { refusal: { status: 400, title: 'Form not recognised', message: `This submission did not come from the form. ${again}` } };
-  if (token.userId !== me.user.id) return { refusal: WRONG_ACCOUNT };
-  if (token.expires <= Math.floor(Date.now() / 1000)) {
-    return {
-      refusal: { status: 410, title: 'Form expired', message: `This form was opened more than ${FORM_TTL_SEC / 60} minutes ago. ${again}` },
-    };
-  }
-  if (!isBoundBrowser(ctx, req, formBinding(me, provider, target, token.nonce))) {
-    return {
-      refusal: {
-        status: 403,
-        title: 'Wrong browser',
-        message: `This form was opened in another browser, for another account, or replaced by a newer one. ${again}`,
-      },
-    };
-  }
-  return { token };
 }
 
 /** The user may connect this integration now (for the organisation when the target is one), else a 403 page. */
