@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { chooseAccount } from '../core/account-choice.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
-import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../core/policy.js';
+import { policyRefusal } from '../core/policy.js';
+import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { limitResult, providerErrorText, redact } from '../core/result-limits.js';
 import { ProviderHttpError } from '../providers/http.js';
 import type { ToolEntry } from '../providers/registry.js';
@@ -58,13 +59,11 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
     const [user, tenant] = await Promise.all([getUser(deps.pool, input.userId), getTenant(deps.pool, input.tenantId)]);
     const settings = tenant?.settings ?? {};
-    if (!user || user.tenantId !== input.tenantId || !hasConnectionRole(settings, user.roles)) {
-      return failure('forbidden', 'You have no role that may use connections.');
-    }
-    if (!isProviderEnabled(settings, integration))
-      return failure('provider_disabled', `${integration} is not enabled for your organisation.`);
-    if (!isToolAllowed(settings, entry.tool.name)) {
-      return failure('forbidden', `${call.tool} is not allowed by your organisation's tool settings.`);
+    // A user of another tenant (or none) has no role here at all; otherwise the one tenant policy decides.
+    const refusal = !user || user.tenantId !== input.tenantId ? 'role' : policyRefusal(settings, user.roles, integration, entry.tool.name);
+    if (!user || refusal) {
+      const { code, message } = policyRefusalAnswer(refusal ?? 'role', integration, call.tool);
+      return failure(code, message);
     }
 
     const parsed = entry.tool.input.safeParse(call.args ?? {});

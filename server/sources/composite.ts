@@ -1,5 +1,6 @@
 import type { Config } from '../../core/config.js';
 import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/policy.js';
+import { policyRefusalAnswer } from '../../core/policy-refusal-text.js';
 import type { Caller } from '../../store/api-keys.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
@@ -110,12 +111,6 @@ export async function compositeSearch(
   return { ok: true, results: merged, ...(unavailable.length ? { unavailable } : {}) };
 }
 
-const REFUSALS = {
-  role: { code: 'forbidden', message: () => 'You have no role that may use connections.' },
-  provider: { code: 'provider_disabled', message: (provider: string) => `${provider} is not enabled for your organisation.` },
-  tool: { code: 'forbidden', message: (_: string, name: string) => `${name} is not allowed by your organisation's tool settings.` },
-} as const;
-
 /** Routes a call by its `<source>:` prefix: here, or — once the local policy admits it — to the source that owns the tool. */
 export async function compositeExecute(
   ctx: ServiceContext,
@@ -147,8 +142,7 @@ export async function compositeExecute(
     return { ok: false, error: { code: 'not_found', message: `No tool is named ${args.name}; expected <source>:<provider>__<tool>.` } };
   const refusal = policyRefusal(await tenantSettings(ctx, caller), caller.roles, parts.provider, parts.tool);
   if (refusal) {
-    const { code, message } = REFUSALS[refusal];
-    return { ok: false, error: { code, message: message(parts.provider, args.name) } };
+    return { ok: false, error: policyRefusalAnswer(refusal, parts.provider, args.name) };
   }
 
   const source = sources.find((s) => s.name === target.source)!;
