@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { authenticateApiKey } from '../store/api-keys.js';
+import { findSourceKey } from '../store/source-keys.js';
 import { getUser } from '../store/users.js';
 import type { ServiceContext } from './context.js';
 import { readPortalUser } from './portal/session.js';
@@ -8,7 +9,9 @@ import { readPortalUser } from './portal/session.js';
  * Who may use the codec endpoint. Reading every tenant's payloads is a platform privilege, so it
  * is granted by the operator's environment, never by data a tenant controls (roles, names,
  * emails in its own tenant): a caller is a codec operator when the API key or portal session
- * belongs to a user of CODEC_OPERATOR_TENANT whose email is listed in CODEC_OPERATORS.
+ * belongs to a user of CODEC_OPERATOR_TENANT whose email is listed in CODEC_OPERATORS. A source key
+ * (server/sources/delegation.ts) is never a codec credential: it is held by another instance's
+ * operator and acts only as that instance's delegates, whoever its template user is.
  */
 
 export type CodecCaller =
@@ -21,6 +24,7 @@ export async function codecCallerOf(ctx: ServiceContext, req: Request): Promise<
   if (ctx.config.CODEC_AUTH === 'none') return { kind: 'open' };
   const key = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
   const viaKey = key ? await authenticateApiKey(ctx.pool, key) : undefined;
+  if (viaKey?.keyId && (await findSourceKey(ctx.pool, viaKey.keyId))) return { kind: 'refused', userId: viaKey.userId };
   const viaPortal = viaKey ? undefined : await readPortalUser(ctx, req);
   const userId = viaKey?.userId ?? viaPortal?.userId;
   if (!userId) return { kind: 'anonymous' };

@@ -62,7 +62,8 @@ export function codecRouter(ctx: ServiceContext): Router {
     next();
   });
 
-  const handle = (direction: 'decode' | 'encode') => async (req: Request, res: Response) => {
+  // Who is calling is settled before the body is read: an unauthorised caller costs no 4 MB parse.
+  const authorise = (direction: 'decode' | 'encode') => async (req: Request, res: Response, next: NextFunction) => {
     const caller = await codecCallerOf(ctx, req);
     if (caller.kind === 'anonymous') {
       res
@@ -83,6 +84,12 @@ export function codecRouter(ctx: ServiceContext): Router {
       });
       return;
     }
+    res.locals.codecCaller = caller;
+    next();
+  };
+
+  const handle = (direction: 'decode' | 'encode') => async (req: Request, res: Response) => {
+    const caller = res.locals.codecCaller as Exclude<CodecCaller, { kind: 'anonymous' | 'refused' }>;
     const parsed = jsonPayloads.safeParse(req.body);
     if (!parsed.success) {
       res.status(400).json({ error: 'Expected {"payloads": [{"metadata": {…base64}, "data": "…base64"}]}' });
@@ -101,8 +108,8 @@ export function codecRouter(ctx: ServiceContext): Router {
   };
 
   const body = express.json({ limit: '4mb' });
-  router.post('/codec/decode', body, handle('decode'));
-  router.post('/codec/encode', body, handle('encode'));
+  router.post('/codec/decode', authorise('decode'), body, handle('decode'));
+  router.post('/codec/encode', authorise('encode'), body, handle('encode'));
   return router;
 }
 

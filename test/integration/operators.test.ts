@@ -8,9 +8,11 @@ import { connectionWorkflowId } from '../../core/ids.js';
 import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../plugin/payload-codec.js';
 import { completeConnection } from '../../server/connections/complete-connection.js';
 import { createLogger } from '../../server/logger.js';
+import { ASSERTION_HEADER, newAssertionKeyPair, signAssertion } from '../../server/sources/assertion.js';
 import { credentialAad, insertAccount, resealCredentials } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { Keyring } from '../../store/keyring.js';
+import { createSourceKey } from '../../store/source-keys.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { FIXTURE_KEY, FIXTURE_KEY_ID, FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
 import { createTestUser, LogCapture, type Stack, startStack, type TestUser } from '../support/harness.js';
@@ -248,6 +250,30 @@ describe('the codec endpoint', () => {
     // A user of the platform tenant who is not listed is refused too: the list, not the tenant, grants it.
     const colleague = await createTestUser(stack, { tenantId: PLATFORM_TENANT, roles: ['member', 'operator'] });
     expect((await codecPost('decode', { authorization: `Bearer ${colleague.apiKey}` }, [input])).status).toBe(403);
+  });
+
+  it("finding 6: a source key made from the codec operator's account decodes nothing, with or without an assertion", async () => {
+    // The remote's operator made a source key for instance "eu" with herself as the template user (finding 3): the
+    // key, held by eu's operator, acts only as eu's delegates, never as the operator herself, and never on the codec.
+    const pair = newAssertionKeyPair();
+    const sourceKey = await createSourceKey(stack.services.pool, {
+      tenantId: PLATFORM_TENANT,
+      templateUserId: operator.user.id,
+      source: 'eu',
+      publicKey: pair.publicKey,
+    });
+    const [batch] = (await rawHistories()).filter((h) => h.workflowId.startsWith('tool-batch-'));
+    const input = toJsonPayload(batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+    const assertion = await signAssertion(pair.privateKey, { tenant: 'ten_eu', user: 'usr_eu' });
+    const attempts: Record<string, string>[] = [
+      { authorization: `Bearer ${sourceKey.key}` },
+      { authorization: `Bearer ${sourceKey.key}`, [ASSERTION_HEADER]: assertion },
+    ];
+    for (const headers of attempts) {
+      const decode = await codecPost('decode', headers, [input]);
+      expect(decode.status).toBe(403);
+      expect(await decode.json()).toEqual({ error: expect.stringContaining('CODEC_OPERATORS') });
+    }
   });
 
   it('finding 6: the configured operator decodes (old fixture payloads too); encode is refused; every use is logged without contents', async () => {
