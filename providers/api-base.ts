@@ -5,6 +5,8 @@
  * will send it, after `.`/`..` and `%2e` segments and backslashes have been resolved.
  */
 
+import { hiddenTraversal } from './url-path.js';
+
 /** A request the tool context refused because its URL is outside the provider's API base. */
 export class OutsideApiBase extends Error {
   readonly code = 'outside_api_base';
@@ -23,10 +25,18 @@ export function parseApiBase(apiBaseUrl: string): { url: URL; path: string } {
   return { url, path: url.pathname.replace(/\/+$/, '') };
 }
 
-/** True when `url` has the base's origin and its normalised path is the base path or below it. */
+/**
+ * True when `url` has the base's origin, its normalised path is the base path or below it, and no
+ * segment below the base is an encoded `..`, `/` or `\` that a proxy or server decoding once more
+ * (or stripping `;params`) would resolve to a path outside it.
+ */
 export function isInsideApiBase(url: URL, base: { url: URL; path: string }): boolean {
   if (url.origin !== base.url.origin || url.username || url.password) return false;
-  return base.path === '' || url.pathname === base.path || url.pathname.startsWith(`${base.path}/`);
+  if (!(base.path === '' || url.pathname === base.path || url.pathname.startsWith(`${base.path}/`))) return false;
+  return url.pathname
+    .slice(base.path.length)
+    .split('/')
+    .every((segment) => segment === '' || hiddenTraversal(segment) === undefined);
 }
 
 /**

@@ -25,8 +25,9 @@ export class PathPart {
   constructor(readonly escaped: string) {}
 }
 
-// Dots that WHATWG URL parsing, or a server that decodes once more, would treat as `.`/`..`.
-const DOT_SEGMENT = /^(\.|%2e){1,2}$/i;
+// Dots that WHATWG URL parsing, or a server that decodes once more, would treat as `.`/`..`;
+// also with a `;parameter` after them, which Tomcat-style servers strip before resolving (`..;/`).
+const DOT_SEGMENT = /^(\.|%2e){1,2}(;.*)?$/i;
 // Separators a server may honour after decoding: `/`, `\`, and their percent-encoded forms.
 const SEPARATOR = /[/\\]|%(2f|5c)/i;
 // Control characters (CR/LF, NUL...) have no business in a path and confuse some servers.
@@ -36,6 +37,15 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Why `value` cannot be one path segment, or undefined when it can. */
 function unsafeBecause(value: string): string | undefined {
   if (value.length === 0) return 'must not be empty';
+  return hiddenTraversal(value);
+}
+
+/**
+ * Why a non-empty segment could move a request elsewhere once decoded (a dot segment, a separator
+ * or a control character, as written or encoded once or twice), or undefined. The tool context
+ * asks this of every segment of every URL it sends (providers/api-base.ts), whoever built it.
+ */
+export function hiddenTraversal(value: string): string | undefined {
   for (const form of decodings(value)) {
     if (DOT_SEGMENT.test(form.trim())) return 'must not be "." or ".." (or an encoded form of them)';
     if (SEPARATOR.test(form)) return 'must not contain "/" or "\\" (or an encoded form of them)';

@@ -179,6 +179,27 @@ describe('finding 2: Slack', () => {
     expect(outside('slack')).toEqual([]);
   });
 
+  it('finding 2: an encoded dot segment or slash that a server or proxy would decode never leaves the tool context', async () => {
+    // The URL parser resolves only `.`, `..` and `%2e`; a proxy or framework that decodes once more (or honours
+    // `..;`, as Tomcat does) would turn these into `/slack/../github/user`, credential attached.
+    const ctx = contextFor(slack);
+    for (const path of [
+      '/..%2fgithub%2fuser',
+      '/..%2Fgithub/user',
+      '/%252e%252e/github/user',
+      '/..%5cgithub/user',
+      '/..;/github/user',
+      '/%2e%2e;x/github/user',
+      `${apis.baseUrl}/slack/..%2f..%2fgithub/user`,
+    ]) {
+      await expect(ctx.fetch(path), path).rejects.toBeInstanceOf(OutsideApiBase);
+    }
+    // The same from a redirect's Location.
+    apis.behave.set('/slack/users.info', { status: 302, headers: { location: '/slack/..%2f..%2fgithub/user' } });
+    expect(await runTool(slack, 'get_user_info', { user: 'U123' })).toBeInstanceOf(OutsideApiBase);
+    expect(apis.requests.map((r) => r.path)).toEqual(['/slack/users.info']);
+  });
+
   it('a 307 that stays inside the base is followed with its method, body and token', async () => {
     apis.behave.set('/slack/chat.update', { status: 307, headers: { location: 'chat.postMessage' }, times: 1 });
     const sent = (await contextFor(slack)

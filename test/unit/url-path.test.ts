@@ -27,6 +27,9 @@ const HOSTILE_SEGMENTS = [
   '\uff0e\uff0e', // fullwidth dots fold to ".." under NFKC
   'a\u0000b',
   'a\r\nHost: evil',
+  '..;', // Tomcat-style servers strip `;params` before resolving dot segments
+  '..;jsessionid=x',
+  '%2e%2e%3bx',
 ];
 
 const rejection = (f: () => unknown) => {
