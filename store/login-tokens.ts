@@ -25,3 +25,16 @@ export async function consumeLoginToken(db: Queryable, token: string): Promise<{
   );
   return rows[0];
 }
+
+/**
+ * Whose account an unused, unexpired token signs in to, without using it: the sign-in page names
+ * the account before the human confirms (a link someone else sent may open theirs).
+ */
+export async function peekLoginToken(db: Queryable, token: string): Promise<{ userId: string; email: string } | undefined> {
+  const { rows } = await db.query(
+    `SELECT u.id AS "userId", u.email FROM login_tokens l JOIN users u ON u.id = l.user_id
+      WHERE l.token_hash = $1 AND l.used_at IS NULL AND l.expires_at > now()`,
+    [hash(token)],
+  );
+  return rows[0];
+}

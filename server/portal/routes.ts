@@ -1,6 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { safeNext } from '../../core/urls.js';
-import { consumeLoginToken } from '../../store/login-tokens.js';
+import { consumeLoginToken, peekLoginToken } from '../../store/login-tokens.js';
 import { getUser } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { accountsRouter } from './accounts-pages.js';
@@ -50,15 +50,31 @@ export function portalRouter(ctx: ServiceContext): Router {
     await oidc.callback(req, res);
   });
 
-  // A GET shows a button; only the POST consumes the one-time token, so link previews don't.
-  router.get('/portal/login-link', (req: Request, res: Response) => {
+  // A GET shows a button; only the POST consumes the one-time token, so link previews don't. The
+  // page names the account the link opens, and warns a human signed in as someone else: a link
+  // Mallory sends Alice would otherwise quietly put Alice's next steps into Mallory's account.
+  router.get('/portal/login-link', async (req: Request, res: Response) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const target = token ? await peekLoginToken(ctx.pool, token) : undefined;
+    if (!target) {
+      return res
+        .status(400)
+        .send(messagePage('Sign-in link not valid', 'This sign-in link is unknown, used or expired. Ask for a new one.', 'bad'));
+    }
+    const human = await readPortalUser(ctx, req);
+    const current = human && human.userId !== target.userId ? await getUser(ctx.pool, human.userId) : undefined;
+    const warning = current
+      ? html`<div class="box" role="alert"><p>You are signed in as <strong>${current.email}</strong>. This link signs you in as
+<strong>${target.email}</strong> instead: everything you do next (connections, API keys) goes to that account. Continue only if
+you asked for this link yourself.</p></div>`
+      : html``;
     res.send(
       page(
         'Sign in',
-        html`<h1>Sign in to Switchboard</h1><form method="post" action="/portal/login-link">
+        html`<h1>Sign in to Switchboard</h1><p>This link signs you in as <strong>${target.email}</strong>.</p>${warning}
+<form method="post" action="/portal/login-link">
 <input type="hidden" name="token" value="${token}"><input type="hidden" name="next" value="${safeNext(req.query.next)}">
-<button type="submit">Sign in</button></form>`,
+<button type="submit">Sign in as ${target.email}</button></form>`,
       ),
     );
   });

@@ -209,6 +209,25 @@ describe('finding 9: no sign-in or sign-out from another site; sessions end for 
     await fresh.context().close();
   });
 
+  it('finding 9: a sign-in link Mallory sends the victim says whose account it opens, and warns a signed-in victim before switching', async () => {
+    const alice = await createTestUser(stack, { email: 'alice9l@acme.example' });
+    const mallory = await createTestUser(stack, { email: 'mallory9l@evil.example' });
+    const victim = await signedInPage(browser, alice);
+    // Mallory's own one-time link, sent to Alice as "your sign-in link": opening it is a top-level
+    // navigation the cross-site check cannot tell from Alice's own click.
+    await victim.goto(await mallory.loginLink());
+    const text = (await victim.locator('body').textContent()) ?? '';
+    expect(text).toContain('mallory9l@evil.example');
+    expect(text).toContain('alice9l@acme.example');
+    expect(text).toMatch(/instead/i);
+    // Opening the page changed nothing; the token is still unused.
+    expect(await signedInAs(victim)).toBe('alice9l@acme.example');
+    // A used or unknown link shows no sign-in button at all.
+    await victim.goto(`${baseUrl}/portal/login-link?token=not-a-token`);
+    expect(await victim.getByRole('button', { name: /sign in/i }).count()).toBe(0);
+    await victim.context().close();
+  });
+
   it('finding 9: a form post that says Sec-Fetch-Site cross-site or same-site is refused even without an Origin header', async () => {
     const alice = await createTestUser(stack, { email: 'alice9c@acme.example' });
     const page = await signedInPage(browser, alice);
