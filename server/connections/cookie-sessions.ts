@@ -1,7 +1,7 @@
 import type { Provider } from '../../providers/sdk.js';
-import { createToolContext } from '../../providers/tool-context.js';
 import { type Account, readCredential } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
+import { checkContext } from './check-context.js';
 
 /** How long one `checkSession` may take before it counts as "could not tell". */
 const CHECK_TIMEOUT_MS = 5_000;
@@ -52,13 +52,12 @@ async function check(ctx: ServiceContext, provider: Provider, account: Account):
     const stored = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
     if (stored?.type !== 'cookie') return undefined;
     const valid = await provider.checkSession!(
-      createToolContext({
+      checkContext(ctx, {
         provider,
         credential: { type: 'cookie', cookies: stored.cookies ?? [] },
-        apiBaseUrl: ctx.registry.apiBaseUrl(account.integration),
-        signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
-        logger: log,
         caller: { tenantId: account.tenantId, userId: account.ownerUserId ?? '' },
+        logger: log,
+        timeoutMs: CHECK_TIMEOUT_MS,
       }),
     );
     if (valid) return true;

@@ -4,9 +4,9 @@ import { ToolError } from '../../core/errors.js';
 import { oauthCallbackUrl } from '../../core/urls.js';
 import { exchangeCode, OAuthFlowError, revokeToken, type TokenSet } from '../../providers/oauth-client.js';
 import type { Provider } from '../../providers/sdk.js';
-import { createToolContext } from '../../providers/tool-context.js';
 import { type ConnectionAttempt, consumeState, isOpenAttempt } from '../../store/connection-attempts.js';
 import { unbindBrowser } from '../connections/browser-binding.js';
+import { checkContext } from '../connections/check-context.js';
 import { completeConnection } from '../connections/complete-connection.js';
 import { flowOwnerHere } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
@@ -137,13 +137,12 @@ async function identify(ctx: ServiceContext, provider: Provider, attempt: Connec
   if (!provider.identify) return undefined;
   try {
     return await provider.identify(
-      createToolContext({
+      checkContext(ctx, {
         provider,
         credential: { type: 'oauth2', accessToken: tokens.accessToken, tokenType: tokens.tokenType },
-        apiBaseUrl: ctx.registry.apiBaseUrl(provider.manifest.name),
-        signal: AbortSignal.timeout(10_000),
-        logger: ctx.logger,
         caller: { tenantId: attempt.tenantId, userId: attempt.userId },
+        logger: ctx.logger,
+        timeoutMs: 10_000,
       }),
     );
   } catch (err) {

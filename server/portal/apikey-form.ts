@@ -1,12 +1,12 @@
 import express, { type Request, type Response, Router } from 'express';
 import { assertMayConnect } from '../../activities/prepare-connection.js';
 import { ToolError } from '../../core/errors.js';
-import { ProviderHttpError } from '../../providers/http.js';
+import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
-import { createToolContext } from '../../providers/tool-context.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
 import { transaction } from '../../store/queryable.js';
 import { unbindBrowser } from '../connections/browser-binding.js';
+import { checkContext } from '../connections/check-context.js';
 import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
 import { checkForm, type FormToken, formBinding, formTokenText, issueForm, type Target } from './apikey-form-token.js';
@@ -152,13 +152,12 @@ async function testKey(ctx: ServiceContext, me: SignedIn, provider: Provider, fi
   const logger = ctx.logger.child({ integration: name, userId: me.user.id });
   try {
     const identity = await provider.identify(
-      createToolContext({
+      checkContext(ctx, {
         provider,
         credential: { type: 'apikey', fields },
-        apiBaseUrl: ctx.registry.apiBaseUrl(name),
-        signal: AbortSignal.timeout(TEST_CALL_TIMEOUT_MS),
-        logger,
         caller: { tenantId: me.caller.tenantId, userId: me.user.id },
+        logger,
+        timeoutMs: TEST_CALL_TIMEOUT_MS,
       }),
     );
     return { ok: true, identity };
@@ -172,7 +171,12 @@ async function testKey(ctx: ServiceContext, me: SignedIn, provider: Provider, fi
         message: `${displayName} refused this key (HTTP ${err.status}). Nothing was saved; check the key and try again.`,
       };
     }
-    const why = err instanceof ProviderHttpError ? `answered HTTP ${err.status}` : 'could not be reached';
+    const why =
+      err instanceof ProviderHttpError
+        ? `answered HTTP ${err.status}`
+        : err instanceof ResponseTooLarge
+          ? `answered more than ${err.maxBytes} bytes`
+          : 'could not be reached';
     logger.warn({ err: err instanceof ProviderHttpError ? err.message : (err as Error).name }, 'could not test an API key');
     return {
       ok: false,

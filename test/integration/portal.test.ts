@@ -34,6 +34,8 @@ const ALICE_KEY = key();
 const ALICE_SECOND_KEY = key();
 const ORG_KEY = key();
 const WRONG_KEY = key();
+/** The operator's cap on a service's answer, far below the 10 MiB default. */
+const RESPONSE_CAP = 64 * 1024;
 
 beforeAll(async () => {
   const port = await freePort();
@@ -48,6 +50,7 @@ beforeAll(async () => {
       ...auth.envFor('GITHUB', github),
       GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
       LINEAR_API_BASE_URL: `${apis.baseUrl}/linear`,
+      CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(RESPONSE_CAP),
     },
   });
   alice = await createTestUser(stack, { email: 'alice@acme.example' });
@@ -153,6 +156,22 @@ describe('the API-key form', () => {
     expect(apis.state.linear.calls.slice(callsBefore)).toEqual([{ field: '', accepted: false }]);
     expect(await accountsOf(alice, 'linear')).toEqual([]);
     expect(stack.logs.text()).not.toContain(WRONG_KEY);
+    await page.context().close();
+  });
+
+  it("finding 16: the test call of a key stops reading an endless answer at the operator's cap; nothing saved", async () => {
+    const page = await signedInPage(alice);
+    await page.goto(`${stack.baseUrl}/portal/integrations/linear`);
+    apis.behave.set('/linear/graphql', { endless: true, times: 1 });
+    const abandoned = apis.abandoned;
+    const response = await submitKey(page, ALICE_KEY);
+    expect(response.status()).toBe(502);
+    // The operator's cap (not the 10 MiB default) stopped the read, and Switchboard hung up.
+    expect(await page.getByRole('alert').textContent()).toContain(
+      `Linear answered more than ${RESPONSE_CAP} bytes when Switchboard tested the key`,
+    );
+    await expect.poll(() => apis.abandoned).toBe(abandoned + 1);
+    expect(await accountsOf(alice, 'linear')).toEqual([]);
     await page.context().close();
   });
 

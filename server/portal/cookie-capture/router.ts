@@ -3,9 +3,9 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { z } from 'zod';
 import { assertMayConnect } from '../../../activities/prepare-connection.js';
 import { ToolError } from '../../../core/errors.js';
-import { createToolContext } from '../../../providers/tool-context.js';
 import { type ConnectionAttempt, getAttempt, isOpenAttempt } from '../../../store/connection-attempts.js';
 import { type Binding, bindBrowser, isBoundBrowser } from '../../connections/browser-binding.js';
+import { checkContext } from '../../connections/check-context.js';
 import { completeConnection } from '../../connections/complete-connection.js';
 import type { ServiceContext } from '../../context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
@@ -286,13 +286,12 @@ async function capture(ctx: ServiceContext, sessions: CaptureSessions, session: 
   };
   const cookies = await sessions.cookies(session);
   if (!cookies.length) return notSignedIn;
-  const toolContext = createToolContext({
+  const toolContext = checkContext(ctx, {
     provider,
     credential: { type: 'cookie', cookies },
-    apiBaseUrl: ctx.registry.apiBaseUrl(session.integration),
-    signal: AbortSignal.timeout(10_000),
-    logger: log,
     caller: session.owner,
+    logger: log,
+    timeoutMs: 10_000,
   });
   try {
     if (provider.checkSession && !(await provider.checkSession(toolContext))) return notSignedIn;
