@@ -221,6 +221,8 @@ export const baseEnvSchema = z.object({
   CHROMIUM_RUN_AS: z
     .string()
     .regex(/^\d+:\d+$/, 'expected uid:gid, e.g. 65534:65534')
+    // Root (uid or gid 0) would undo the point: chromium as root, without its sandbox.
+    .refine((v) => v.split(':').every((n) => Number(n) !== 0), 'must not be root (uid or gid 0); e.g. 65534:65534')
     .default('65534:65534')
     .transform((v) => {
       const [uid, gid] = v.split(':').map(Number);

@@ -43,6 +43,15 @@ describe('config schema', () => {
     expect(problemsOf({ WORKER_MAX_CACHED_WORKFLOWS: '0' })[0].variable).toBe('WORKER_MAX_CACHED_WORKFLOWS');
   });
 
+  it('finding 5: CHROMIUM_RUN_AS never names root (uid or gid 0): chromium would run as root without its sandbox', () => {
+    for (const value of ['0:0', '0:65534', '65534:0', '00:1000']) {
+      expect(problemsOf({ CHROMIUM_RUN_AS: value }), value).toEqual([
+        { variable: 'CHROMIUM_RUN_AS', message: expect.stringMatching(/root/i) },
+      ]);
+    }
+    expect(loadConfig({ CHROMIUM_RUN_AS: '10001:10001' }, specs).CHROMIUM_RUN_AS).toEqual({ uid: 10001, gid: 10001 });
+  });
+
   it('reports every bad variable at once, in a readable message', () => {
     try {
       loadConfig({ PORT: 'x', CONNECTIONS_TOOL_TIMEOUT_MS: '-5' }, specs);
