@@ -3,6 +3,7 @@ import { createApiKey } from './api-keys.js';
 import type { Pool } from './database.js';
 import { newId } from './ids.js';
 import { lockKey, type Queryable, transaction } from './queryable.js';
+import { setUserRoles } from './users.js';
 
 /**
  * Source keys and their delegates (migration 1700000000013): how another Switchboard instance acts
@@ -55,7 +56,12 @@ function delegateEmail(key: SourceKey, originTenantId: string, originUserId: str
   return `delegate-${digest.slice(0, 24)}@${key.source}.source.invalid`;
 }
 
-/** The user here who acts for (source, origin tenant, origin user): found, or created on first use with the template's roles. */
+/**
+ * The user here who acts for (source, origin tenant, origin user): found, or created on first use.
+ * A delegate always holds the template user's roles as they are now, so taking a role from the
+ * template (or all of them) takes it from every delegate at their next request, not only from
+ * delegates created afterwards.
+ */
 export async function delegateUser(
   pool: Pool,
   key: SourceKey,
@@ -64,17 +70,21 @@ export async function delegateUser(
   const find = (db: Queryable) =>
     db
       .query(
-        `SELECT u.id AS "userId", u.roles FROM source_delegates d JOIN users u ON u.id = d.user_id
+        `SELECT u.id AS "userId", u.roles, t.roles AS "templateRoles"
+           FROM source_delegates d JOIN users u ON u.id = d.user_id JOIN users t ON t.id = $5
           WHERE d.tenant_id = $1 AND d.source = $2 AND d.origin_tenant_id = $3 AND d.origin_user_id = $4`,
-        [key.tenantId, key.source, origin.tenantId, origin.userId],
+        [key.tenantId, key.source, origin.tenantId, origin.userId, key.templateUserId],
       )
-      .then((r) => r.rows[0] as { userId: string; roles: string[] } | undefined);
+      .then((r) => r.rows[0] as { userId: string; roles: string[]; templateRoles: string[] } | undefined);
   const found = await find(pool);
-  if (found) return found;
+  if (found) {
+    if (!sameRoles(found.roles, found.templateRoles)) await setUserRoles(pool, found.userId, found.templateRoles);
+    return { userId: found.userId, roles: found.templateRoles };
+  }
   return transaction(pool, async (client) => {
     await lockKey(client, JSON.stringify(['source-delegate', key.tenantId, key.source, origin.tenantId, origin.userId]));
     const raced = await find(client);
-    if (raced) return raced;
+    if (raced) return { userId: raced.userId, roles: raced.roles };
     const { rows } = await client.query(
       `INSERT INTO users (id, tenant_id, email, roles)
        SELECT $1, $2, $3, roles FROM users WHERE id = $4
@@ -88,3 +98,5 @@ export async function delegateUser(
     return rows[0];
   });
 }
+
+const sameRoles = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((role, i) => role === b[i]);

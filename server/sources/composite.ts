@@ -1,6 +1,8 @@
 import type { Config } from '../../core/config.js';
 import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/policy.js';
 import { policyRefusalAnswer } from '../../core/policy-refusal-text.js';
+import { ResponseTooLarge } from '../../providers/http.js';
+import { capResponse } from '../../providers/response-cap.js';
 import type { Caller } from '../../store/api-keys.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
@@ -50,15 +52,27 @@ function qualifiedParts(name: string): { provider: string; tool: string } | unde
   return at > 0 && at + 2 < name.length ? { provider: name.slice(0, at), tool: name.slice(at + 2) } : undefined;
 }
 
-async function callSource(source: Source, caller: Caller, tool: string, args: unknown, timeoutMs: number): Promise<unknown> {
+async function callSource(
+  source: Source,
+  caller: Caller,
+  tool: string,
+  args: unknown,
+  limits: { timeoutMs: number; maxBytes: number },
+): Promise<unknown> {
   const assertion = await signAssertion(source.assertionKey, { tenant: caller.tenantId, user: caller.userId });
   const res = await fetch(`${source.url.replace(/\/$/, '')}/v1/tools/${tool}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${source.apiKey}`, [ASSERTION_HEADER]: assertion, 'content-type': 'application/json' },
     body: JSON.stringify(args),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: AbortSignal.timeout(limits.timeoutMs),
   });
-  const body = (await res.json().catch(() => undefined)) as { ok?: boolean } | undefined;
+  // A remote is another service answering us: its answer is read only up to the provider-response cap (finding 16).
+  const body = (await capResponse(res, limits.maxBytes)
+    .json()
+    .catch((err: unknown) => {
+      if (err instanceof ResponseTooLarge) throw err;
+      return undefined;
+    })) as { ok?: boolean } | undefined;
   // The agent surface answers its own failures as bodies ({ok: false, …}); anything else is the source failing.
   if (body && typeof body.ok === 'boolean') return body;
   throw new Error(`source ${source.name} answered HTTP ${res.status}`);
@@ -95,7 +109,10 @@ export async function compositeSearch(
   const lists = await Promise.all([
     searchHere().then((answer) => prefixSearch(config.SOURCE_NAME, answer, () => true)),
     ...sourcesFor(config, caller).map((source) =>
-      callSource(source, caller, 'connections_search', args, config.SOURCE_TIMEOUT_MS).then(
+      callSource(source, caller, 'connections_search', args, {
+        timeoutMs: config.SOURCE_TIMEOUT_MS,
+        maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
+      }).then(
         (answer) => prefixSearch(source.name, answer as SearchAnswer, admits),
         () => {
           unavailable.push(source.name);
@@ -149,7 +166,10 @@ export async function compositeExecute(
   const forwarded = { ...routed, requestId: args.requestId && forwardedRequestId(source.assertionKey, caller, args.requestId) };
   try {
     // A tool call may run up to its deadline at the source.
-    return await callSource(source, caller, 'connections_execute', forwarded, config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000);
+    return await callSource(source, caller, 'connections_execute', forwarded, {
+      timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000,
+      maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
+    });
   } catch (err) {
     return { ok: false, error: { code: 'tool_failed', message: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
   }

@@ -1,8 +1,10 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
 import { updateTenantSettings } from '../../store/tenants.js';
+import { setUserRoles } from '../../store/users.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
@@ -23,6 +25,34 @@ let restricted: TestUser;
 let outsider: TestUser;
 let sourceKey: string;
 let assertionKey: string;
+/** A user of a tenant whose only source is a hostile remote that answers without end (finding 16 for sources). */
+let hugeUser: TestUser;
+let endless: { server: Server; bytesSent: number; hangUps: number };
+const SOURCE_ANSWER_CAP = 65_536;
+
+/** A "Switchboard" that answers every request with a JSON body that never ends, until the client hangs up. */
+async function startEndlessRemote(): Promise<typeof endless> {
+  const state = { bytesSent: 0, hangUps: 0 } as typeof endless;
+  state.server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"ok":true,"results":[');
+    const chunk = `${JSON.stringify('x'.repeat(16_000))},`;
+    // Written as fast as the client reads, no faster: bytesSent is what the client was offered.
+    const pump = () => {
+      while (!res.destroyed) {
+        state.bytesSent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+    };
+    pump();
+    res.on('close', () => {
+      state.hangUps++;
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => state.server.listen(port, '127.0.0.1', resolve));
+  return state;
+}
 
 async function connect(stack: Stack, user: TestUser, login: string) {
   return (await connectGithubAccount(stack, auth, github.clientId, user, login)).account;
@@ -42,14 +72,24 @@ beforeAll(async () => {
   const restrictedTenant = 'ten_src_restricted';
   // The remote's admin grants this instance a source key, acting for users of remoteUser's tenant.
   ({ key: sourceKey, assertionKey } = await createSourceKey(remote, remoteUser.user.email, 'eu'));
+  endless = await startEndlessRemote();
+  const hugeTenant = 'ten_src_huge';
   here = await startStack({
     env: {
       ...env,
+      CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(SOURCE_ANSWER_CAP),
       SOURCE_NAME: 'eu',
       SOURCE_TIMEOUT_MS: '3000',
       SWITCHBOARD_SOURCES: JSON.stringify([
         { name: 'us', url: remote.baseUrl, apiKey: sourceKey, assertionKey, tenants: [localTenant, restrictedTenant] },
         { name: 'down', url: `http://127.0.0.1:${closedPort}`, apiKey: 'sbk_none', assertionKey, tenants: [localTenant] },
+        {
+          name: 'huge',
+          url: `http://127.0.0.1:${(endless.server.address() as { port: number }).port}`,
+          apiKey: 'sbk_none',
+          assertionKey,
+          tenants: [hugeTenant],
+        },
       ]),
     },
   });
@@ -58,6 +98,7 @@ beforeAll(async () => {
   restricted = await createTestUser(here, { tenantId: restrictedTenant });
   await updateTenantSettings(here.services.pool, restrictedTenant, { excludeTools: ['create_note', 'delete_*'] });
   outsider = await createTestUser(here);
+  hugeUser = await createTestUser(here, { tenantId: hugeTenant });
   await connect(here, localUser, 'local-octo');
 }, 180_000);
 
@@ -76,6 +117,8 @@ async function createSourceKey(stack: Stack, email: string, source: string): Pro
 afterAll(async () => {
   await here?.close();
   await remote?.close();
+  endless?.server.closeAllConnections();
+  await new Promise((resolve) => endless?.server.close(resolve));
   await apis?.close();
   await auth?.close();
 });
@@ -170,6 +213,33 @@ describe('finding 3: a remote source acts for each local user, under the local p
     const { body } = await outsider.call('connections_search', { query: 'list notes', limit: 20 });
     expect(body.results.some((r: { name: string }) => r.name.startsWith('us:'))).toBe(false);
     expect(await remoteAuditRows()).toBe(before);
+  });
+
+  it("finding 3: taking a role from the source key's template user takes it from every delegate already created", async () => {
+    // localUser's delegate on the remote exists (earlier tests) and reaches the remote's organisation account, shared with 'member'.
+    const before = await execute(localUser, 'us:github__get_authenticated_user', {});
+    expect(before, JSON.stringify(before)).toMatchObject({ ok: true, result: { login: 'remote-octo' } });
+    // The remote's admin takes 'member' from the template user: the source should no longer reach that account.
+    await setUserRoles(remote.services.pool, remoteUser.user.id, []);
+    try {
+      const after = await execute(localUser, 'us:github__get_authenticated_user', {});
+      expect(after, JSON.stringify(after)).toMatchObject({ ok: false, error: { code: 'not_connected' } });
+    } finally {
+      await setUserRoles(remote.services.pool, remoteUser.user.id, remoteUser.user.roles);
+    }
+  });
+
+  it('finding 16: a remote source answering without end is read only up to the cap, promptly, for search and execute', async () => {
+    const started = Date.now();
+    const hangUpsBefore = endless.hangUps;
+    const run = await execute(hugeUser, 'huge:jots__list_notes', {});
+    expect(run).toMatchObject({ ok: false, error: { code: 'tool_failed', message: expect.stringContaining('stopped reading') } });
+    const { body } = await hugeUser.call('connections_search', { query: 'notes', limit: 5 });
+    expect(body).toMatchObject({ ok: true, unavailable: ['huge'] });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await expect.poll(() => endless.hangUps - hangUpsBefore).toBe(2);
+    // Two answers cut near the cap (plus what sat in socket buffers): nothing like an unbounded read.
+    expect(endless.bytesSent).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('finding 3: the remote refuses a source key without an assertion, and a forged or expired one', async () => {
