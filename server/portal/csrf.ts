@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from './html.js';
-import { SESSION_COOKIE } from './session.js';
+import { sessionCookieValue } from './session.js';
 
 /**
  * CSRF protection for the portal's forms: a token derived from the session cookie with a
@@ -17,16 +17,16 @@ function tokenFor(ctx: ServiceContext, session: string): string {
 
 /** The token to put in a form (`<input type="hidden" name="_csrf">`) or an `x-csrf-token` header. */
 export function csrfToken(ctx: ServiceContext, req: Request): string {
-  const session = req.cookies?.[SESSION_COOKIE];
-  return typeof session === 'string' ? tokenFor(ctx, session) : '';
+  const session = sessionCookieValue(ctx, req);
+  return session !== undefined ? tokenFor(ctx, session) : '';
 }
 
 /** Refuses a state-changing request without the session's token (403, nothing done). */
 export function requireCsrf(ctx: ServiceContext) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const session = req.cookies?.[SESSION_COOKIE];
+    const session = sessionCookieValue(ctx, req);
     const sent = (typeof req.body?._csrf === 'string' && req.body._csrf) || req.get('x-csrf-token') || '';
-    const expected = typeof session === 'string' ? tokenFor(ctx, session) : '';
+    const expected = session !== undefined ? tokenFor(ctx, session) : '';
     const ok = expected.length > 0 && sent.length === expected.length && timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
     if (!ok) {
       res

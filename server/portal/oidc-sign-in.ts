@@ -4,7 +4,7 @@ import { safeNext } from '../../core/urls.js';
 import { bindOidcIdentity, findUserByEmail, findUserByOidcIdentity, type User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from './html.js';
-import { startPortalSession } from './session.js';
+import { onlyCookie, startPortalSession } from './session.js';
 
 /**
  * Portal sign-in through the operator's identity provider (PORTAL_OIDC_*), authorization code
@@ -81,11 +81,15 @@ export function oidcSignIn(ctx: ServiceContext): OidcSignIn | undefined {
     return discovered;
   };
   const redirectUri = `${config.PUBLIC_BASE_URL}/portal/oidc/callback`;
+  const https = config.PUBLIC_BASE_URL.startsWith('https:');
+  // On https `__Host-` (so Path=/): a sibling subdomain cannot plant its own pending sign-in
+  // (Mallory's verifier and state) for the callback to finish as Mallory.
+  const loginCookie = https ? `__Host-${LOGIN_COOKIE}` : LOGIN_COOKIE;
   const cookieOptions = {
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: config.PUBLIC_BASE_URL.startsWith('https:'),
-    path: '/portal/oidc',
+    secure: https,
+    path: https ? '/' : '/portal/oidc',
   };
 
   /** Issuer, subject and email of the human, from the ID token or else from userinfo (many providers keep the ID token lean). */
@@ -121,7 +125,7 @@ export function oidcSignIn(ctx: ServiceContext): OidcSignIn | undefined {
         code_challenge_method: 'S256',
       });
       // The verifier is sealed before it rides in the browser's cookie.
-      res.cookie(LOGIN_COOKIE, ctx.keyring.encrypt(JSON.stringify({ codeVerifier, state, next }), 'portal-login'), {
+      res.cookie(loginCookie, ctx.keyring.encrypt(JSON.stringify({ codeVerifier, state, next }), 'portal-login'), {
         ...cookieOptions,
         maxAge: 10 * 60 * 1000,
       });
@@ -129,8 +133,9 @@ export function oidcSignIn(ctx: ServiceContext): OidcSignIn | undefined {
     },
 
     async callback(req, res) {
-      const sealed = req.cookies?.[LOGIN_COOKIE];
-      res.clearCookie(LOGIN_COOKIE, { path: cookieOptions.path });
+      // Exactly one pending sign-in: a second cookie of the name was planted next to ours.
+      const sealed = onlyCookie(req, loginCookie);
+      res.clearCookie(loginCookie, cookieOptions);
       let pending: { codeVerifier: string; state: string; next: string };
       try {
         pending = JSON.parse(ctx.keyring.decrypt(String(sealed), 'portal-login'));

@@ -11,6 +11,35 @@ export interface PortalUser {
 export const SESSION_COOKIE = 'sb_session';
 const SESSION_TTL_SEC = 12 * 3600;
 
+const isHttps = (ctx: ServiceContext) => ctx.config.PUBLIC_BASE_URL.startsWith('https:');
+
+/**
+ * The session cookie's name. On https it has the `__Host-` prefix: a browser takes such a cookie
+ * only from this exact origin (Secure, no Domain, Path=/), so a sibling subdomain of the same
+ * site cannot plant a session of its own choosing here (cookie tossing, a login CSRF no Origin
+ * check sees).
+ */
+export function sessionCookieName(ctx: ServiceContext): string {
+  return isHttps(ctx) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
+
+/**
+ * The value of the cookie `name`, or undefined — also when the request carries more than one of
+ * that name: a second one was planted (another path, or a parent domain's cookie set by a
+ * sibling subdomain), the browser sends it first, and neither can be trusted to be this
+ * browser's own.
+ */
+export function onlyCookie(req: Request, name: string): string | undefined {
+  const sent = (req.headers.cookie ?? '').split(';').filter((part) => part.trim().startsWith(`${name}=`)).length;
+  const value = req.cookies?.[name];
+  return sent === 1 && typeof value === 'string' ? value : undefined;
+}
+
+/** The portal session cookie this request carries (exactly one), or undefined. */
+export function sessionCookieValue(ctx: ServiceContext, req: Request): string | undefined {
+  return onlyCookie(req, sessionCookieName(ctx));
+}
+
 /**
  * The human whose session cookie this request carries, or undefined. The cookie names the user's
  * session version, compared with the stored one on every read: after a sign-out, a role change or
@@ -18,8 +47,8 @@ const SESSION_TTL_SEC = 12 * 3600;
  * in another browser) is refused.
  */
 export async function readPortalUser(ctx: ServiceContext, req: Request): Promise<PortalUser | undefined> {
-  const token = req.cookies?.[SESSION_COOKIE];
-  if (typeof token !== 'string') return undefined;
+  const token = sessionCookieValue(ctx, req);
+  if (token === undefined) return undefined;
   const claims = await ctx.signer.verify('portal-session', token);
   if (!claims || typeof claims.u !== 'string' || typeof claims.t !== 'string' || typeof claims.v !== 'string') return undefined;
   const current = await getSessionVersion(ctx.pool, claims.u);
@@ -32,10 +61,10 @@ export async function startPortalSession(ctx: ServiceContext, res: Response, use
   if (!current || current.tenantId !== user.tenantId) throw new Error('portal session for an unknown user');
   const claims = { u: user.userId, t: user.tenantId, v: String(current.sessionVersion) };
   const token = await ctx.signer.sign('portal-session', claims, SESSION_TTL_SEC);
-  res.cookie(SESSION_COOKIE, token, {
+  res.cookie(sessionCookieName(ctx), token, {
     httpOnly: true,
     sameSite: 'lax',
-    secure: ctx.config.PUBLIC_BASE_URL.startsWith('https:'),
+    secure: isHttps(ctx),
     maxAge: SESSION_TTL_SEC * 1000,
     path: '/',
   });
@@ -45,5 +74,5 @@ export async function startPortalSession(ctx: ServiceContext, res: Response, use
 export async function endPortalSession(ctx: ServiceContext, req: Request, res: Response): Promise<void> {
   const human = await readPortalUser(ctx, req);
   if (human) await endUserSessions(ctx.pool, human.userId);
-  res.clearCookie(SESSION_COOKIE, { path: '/' });
+  res.clearCookie(sessionCookieName(ctx), { path: '/', secure: isHttps(ctx), httpOnly: true, sameSite: 'lax' });
 }

@@ -228,6 +228,27 @@ describe('finding 9: no sign-in or sign-out from another site; sessions end for 
     await victim.context().close();
   });
 
+  it("finding 9: a session cookie planted next to the victim's (a sibling subdomain's cookie tossing) never signs the victim in as Mallory", async () => {
+    const alice = await createTestUser(stack, { email: 'alice9t@acme.example' });
+    const mallory = await createTestUser(stack, { email: 'mallory9t@evil.example' });
+    const malloryPage = await signedInPage(browser, mallory);
+    const planted = (await sessionCookieOf(malloryPage.context()))!.value;
+    const victim = await signedInPage(browser, alice);
+    // A sibling subdomain (same site) can set a cookie of the same name with a wider Domain or a
+    // narrower Path; the browser then sends both, the planted one first. Here: a narrower Path.
+    const url = new URL(baseUrl);
+    await victim
+      .context()
+      .addCookies([{ name: 'sb_session', value: planted, domain: url.hostname, path: '/portal', httpOnly: true, sameSite: 'Lax' }]);
+    expect((await victim.context().cookies(`${baseUrl}/portal`)).filter((c) => c.name === 'sb_session')).toHaveLength(2);
+    expect(await signedInAs(victim)).not.toBe('mallory9t@evil.example');
+    // Nor do the portal's forms act for Mallory: the Integrations page is not Mallory's.
+    await victim.goto(`${baseUrl}/portal/integrations`);
+    expect(await victim.content()).not.toContain('mallory9t@evil.example');
+    await victim.context().close();
+    await malloryPage.context().close();
+  });
+
   it('finding 9: a form post that says Sec-Fetch-Site cross-site or same-site is refused even without an Origin header', async () => {
     const alice = await createTestUser(stack, { email: 'alice9c@acme.example' });
     const page = await signedInPage(browser, alice);
