@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { parseAllowedHosts } from './network-policy.js';
 import { isLoopbackHost } from './own-origins.js';
-import { encryptionKeysProblem, signingSecretProblem } from './secret-checks.js';
+import { encryptionKeysProblem, isPublishedSecret, signingSecretProblem } from './secret-checks.js';
 
 /**
  * Every environment variable Switchboard reads, in one schema. Values arrive as strings; the
@@ -332,6 +332,13 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
     problems.push({
       variable: 'PORTAL_OIDC_ISSUER',
       message: 'PORTAL_OIDC_ISSUER, PORTAL_OIDC_CLIENT_ID and PORTAL_OIDC_CLIENT_SECRET go together',
+    });
+  }
+  if (values.NODE_ENV !== 'production' && isPublishedSecret(values.PORTAL_SIGNING_SECRET)) {
+    problems.push({
+      variable: 'PORTAL_SIGNING_SECRET',
+      message:
+        'is the example value from docker-compose.yml, public in the repository; set 32+ random characters (`openssl rand -base64 32`)',
     });
   }
   if (values.NODE_ENV === 'production') {

@@ -39,6 +39,15 @@ export function encryptionKeysProblem(raw: string | undefined, keys: ReadonlyMap
   return undefined;
 }
 
+/**
+ * Whether `value` contains a secret this repository publishes (docker-compose.yml). Refused in
+ * every mode: NODE_ENV defaults to development, and a forgotten NODE_ENV=production must not let
+ * anyone who read the repository sign portal sessions.
+ */
+export function isPublishedSecret(value: string | undefined): boolean {
+  return value !== undefined && KNOWN_PLACEHOLDER_SECRETS.some((p) => value.includes(p));
+}
+
 function isPlaceholder(value: string): boolean {
   return KNOWN_PLACEHOLDER_SECRETS.some((p) => value.includes(p)) || PLACEHOLDER_WORDS.test(value);
 }

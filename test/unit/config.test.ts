@@ -150,6 +150,18 @@ describe('finding 15: production refuses to start without real secrets', () => {
     expect(variables({ NODE_ENV: 'test', PORTAL_SIGNING_SECRET: 'x'.repeat(31) })).toEqual(['PORTAL_SIGNING_SECRET']);
   });
 
+  it('finding 15: the secret docker-compose.yml publishes is refused in every mode, not only when NODE_ENV says production', () => {
+    // An operator who copies the compose environment but forgets NODE_ENV=production (the default
+    // is development) would otherwise sign sessions with a secret anyone can read in the repository.
+    for (const placeholder of KNOWN_PLACEHOLDER_SECRETS.filter((p) => !p.includes(':'))) {
+      for (const NODE_ENV of [undefined, 'development', 'test']) {
+        expect(variables({ ...(NODE_ENV && { NODE_ENV }), PORTAL_SIGNING_SECRET: placeholder }), `${NODE_ENV}`).toEqual([
+          'PORTAL_SIGNING_SECRET',
+        ]);
+      }
+    }
+  });
+
   it('finding 15: nothing signs with an empty or short key: TokenSigner refuses it, and its CSRF key is derived from it', () => {
     for (const secret of ['', 'x'.repeat(31), undefined as unknown as string]) {
       expect(() => new TokenSigner(secret)).toThrow(/at least 32 characters \(PORTAL_SIGNING_SECRET\)/);
