@@ -82,7 +82,8 @@ const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split
  * an unprivileged user, its renderers get the namespace sandbox (user, pid and network
  * namespaces plus seccomp-bpf). Playwright makes the profile directory as root, so it is handed
  * over first; HOME points into it so chromium writes nothing elsewhere. `setpriv` execs, so the
- * pid Playwright watches (and kills on close) is chromium's own.
+ * pid Playwright watches (and kills on close) is chromium's own; with no_new_privs and an empty
+ * capability bounding set, a compromised browser gains nothing from a setuid binary in the image.
  */
 const wrappers = new Map<string, Promise<string>>();
 function dropRootWrapper(executablePath: string, runAs: { uid: number; gid: number }): Promise<string> {
@@ -104,7 +105,7 @@ if [ -n "$profile" ]; then
   chown -R ${owner} "$profile"
   export HOME="$profile" XDG_CONFIG_HOME="$profile/.config" XDG_CACHE_HOME="$profile/.cache"
 fi
-exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups -- ${JSON.stringify(executablePath)} "$@"
+exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- ${JSON.stringify(executablePath)} "$@"
 `;
     await writeFile(file, script, { mode: 0o700 });
     await chmod(file, 0o700);

@@ -80,6 +80,17 @@ describe('chromium sandbox (finding 5)', () => {
     expect(lines.join('')).not.toContain('sandbox is OFF');
   });
 
+  it('finding 5: chromium dropped from root can never regain privileges (no_new_privs): a setuid binary in the image gives a compromised browser nothing', async () => {
+    if (process.getuid?.() !== 0) return expect(launched.sandboxed).toBe(true);
+    const browserProcess = chromiumProcesses().find((p) => p.type === 'browser');
+    expect(browserProcess).toBeDefined();
+    const status = readFileSync(`/proc/${browserProcess!.pid}/status`, 'utf8');
+    expect(/^NoNewPrivs:\s+(\d)/m.exec(status)?.[1]).toBe('1');
+    // Nor does it keep any capability of the root process that started it.
+    expect(/^CapEff:\s+([0-9a-f]+)/m.exec(status)?.[1]).toMatch(/^0+$/);
+    expect(/^CapBnd:\s+([0-9a-f]+)/m.exec(status)?.[1]).toMatch(/^0+$/);
+  });
+
   it('finding 5: where the kernel refuses the sandbox, `auto` starts without it and warns; `required` refuses to start', async () => {
     // A chromium that behaves like one on a kernel without unprivileged user namespaces.
     const dir = mkdtempSync(path.join(tmpdir(), 'no-userns-'));
