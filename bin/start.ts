@@ -18,8 +18,11 @@ const DEMO_EMAIL = 'demo@example.com';
 const dataDir = resolve(process.env.SWITCHBOARD_DATA_DIR ?? '.data');
 ensureLocalSecrets(dataDir);
 // The local Temporal UI reads payloads through the codec endpoint without credentials; the HTTP
-// server binds to loopback, so only this machine can call it. Set CODEC_AUTH=operator to require them.
+// server binds to loopback, so only this machine can call it. Set CODEC_AUTH=operator to require them:
+// the demo user is then the one codec operator (a platform privilege, never a tenant role).
 process.env.CODEC_AUTH ||= 'none';
+process.env.CODEC_OPERATOR_TENANT ||= DEMO_TENANT;
+process.env.CODEC_OPERATORS ||= DEMO_EMAIL;
 // Metrics and health for the operator, on loopback only (never on the service port).
 process.env.METRICS_PORT ||= '9464';
 const config = configFromEnv();
@@ -85,7 +88,7 @@ async function ensureDemo(services: Awaited<ReturnType<typeof openServices>>) {
   }
   const user =
     (await findUserByEmail(services.pool, DEMO_EMAIL)) ??
-    (await createUser(services.pool, { tenantId: DEMO_TENANT, email: DEMO_EMAIL, roles: ['member', 'admin', 'operator'] }));
+    (await createUser(services.pool, { tenantId: DEMO_TENANT, email: DEMO_EMAIL, roles: ['member', 'admin'] }));
   if (!existsSync(keyFile)) {
     const { key } = await createApiKey(services.pool, { tenantId: DEMO_TENANT, userId: user.id, label: 'demo' });
     writeFileSync(keyFile, key, { mode: 0o600 });
@@ -127,7 +130,7 @@ Switchboard is running.
   Ready check      ${config.PUBLIC_BASE_URL}/readyz
   Metrics          ${http.operator?.url ?? '(METRICS_PORT unset)'}/metrics   (operator port, ${config.METRICS_HOST} only)
 
-  Demo user        ${DEMO_EMAIL} (${demo.user.id}, tenant ${DEMO_TENANT}, roles member admin operator)
+  Demo user        ${DEMO_EMAIL} (${demo.user.id}, tenant ${DEMO_TENANT}, roles member admin; codec operator)
   Demo API key     ${demo.key}
   Try it:          curl -s -X POST ${config.PUBLIC_BASE_URL}/v1/tools/list_integrations \\
                      -H "Authorization: Bearer ${demo.key}" -H 'content-type: application/json' -d '{}'

@@ -38,7 +38,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   stack = await startStack({ worker: false, env: { CODEC_AUTH: 'none' } });
-  alice = await createTestUser(stack, { roles: ['member', 'operator'] });
+  alice = await createTestUser(stack);
   browser = await launchBrowser(['--host-resolver-rules=MAP rebind.test 127.0.0.1']);
 }, 120_000);
 
