@@ -10,14 +10,15 @@ import type { ServiceContext } from '../context.js';
  * The batch id of a request with a `requestId`: derived from tenant, user and id, so the same
  * request again joins or reads the batch it started. The request itself (its calls, bound to
  * tenant and user) is hashed and recorded with it: the same id with other calls is refused (409)
- * rather than silently answered with the first batch's results.
+ * rather than silently answered with the first batch's results. `seen`: whether this request was
+ * recorded before (`same`) or is recorded now (`new`).
  */
 export async function idempotentBatchId(
   ctx: Pick<ServiceContext, 'pool'>,
   caller: Caller,
   calls: ToolCallRequest[],
   requestId: string,
-): Promise<string> {
+): Promise<{ batchId: string; seen: 'new' | 'same' }> {
   const batchId = createHash('sha256').update(`${caller.tenantId}\0${caller.userId}\0${requestId}`).digest('hex').slice(0, 32);
   const requestHash = createHash('sha256')
     .update(canonicalJson({ tenantId: caller.tenantId, userId: caller.userId, calls }))
@@ -33,5 +34,5 @@ export async function idempotentBatchId(
       409,
     );
   }
-  return batchId;
+  return { batchId, seen };
 }

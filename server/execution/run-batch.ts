@@ -29,9 +29,13 @@ export async function runToolBatch(
   options: { requestId?: string } = {},
 ): Promise<ToolOutcome[]> {
   if (calls.length === 0) return [];
-  await chargeCalls(ctx, caller, calls.length);
-  const batchId = options.requestId ? await idempotentBatchId(ctx, caller, calls, options.requestId) : randomUUID();
+  const recorded = options.requestId ? await idempotentBatchId(ctx, caller, calls, options.requestId) : undefined;
+  const batchId = recorded?.batchId ?? randomUUID();
   const workflowId = toolBatchWorkflowId(batchId);
+  // Joining or collecting a batch this request already started runs nothing, so it spends no
+  // budget (a client retrying after a dropped connection still gets its results). Anything that
+  // may start a run is charged first.
+  if (!(recorded?.seen === 'same' && (await batchExists(ctx, workflowId)))) await chargeCalls(ctx, caller, calls.length);
   const { config } = ctx;
   const tools = toolAttributeValues(
     calls.map((c) => c.tool),
@@ -84,6 +88,16 @@ export async function runToolBatch(
     ctx.logger.error({ workflowId, err: (err as Error).message }, 'tool batch failed');
     const hint = options.requestId ? ' Send the same requestId again to collect its results.' : '';
     throw new ToolError({ error: `The tool batch could not be completed right now (Temporal unavailable or slow).${hint}` }, 503);
+  }
+}
+
+/** Whether Temporal still has a batch with this id (a failed lookup counts as no, so it is charged). */
+async function batchExists(ctx: ServiceContext, workflowId: string): Promise<boolean> {
+  try {
+    await ctx.temporal.withDeadline(Date.now() + START_TIMEOUT_MS, () => ctx.temporal.workflow.getHandle(workflowId).describe());
+    return true;
+  } catch {
+    return false;
   }
 }
 

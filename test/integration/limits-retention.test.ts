@@ -69,6 +69,27 @@ describe('call budgets', () => {
     expect(done.body.results).toHaveLength(500);
   }, 120_000);
 
+  it('finding 12 + 17: collecting a batch again with its requestId spends no budget (it runs nothing); new calls still do', async () => {
+    await earlyInAMinute();
+    const agent = await createTestUser(stack);
+    const bucket = `key:${await keyIdOf(agent)}`;
+    const request = { executions: unknownCalls(300), requestId: 'collect-again' };
+    const first = await agent.call('execute_tools', request);
+    expect(first.status).toBe(200);
+    expect(await spentBy(bucket)).toBe(300);
+    // A client retrying after a dropped connection collects the recorded results for free.
+    const again = await agent.call('execute_tools', request);
+    expect(again).toEqual(first);
+    expect(await spentBy(bucket)).toBe(300);
+    // New calls spend the rest of the budget…
+    expect((await agent.call('execute_tools', { executions: unknownCalls(200) })).status).toBe(200);
+    expect(await spentBy(bucket)).toBe(500);
+    // …and the recorded batch can still be collected; the same requestId with other calls is still refused (409), not run.
+    expect(await agent.call('execute_tools', request)).toEqual(first);
+    expect((await agent.call('execute_tools', { ...request, executions: unknownCalls(1) })).status).toBe(409);
+    expect((await agent.call('execute_tools', { executions: unknownCalls(1) })).status).toBe(429);
+  }, 120_000);
+
   it('finding 12: a tenant that spent its budget is limited on all its keys, and another tenant is not limited by it', async () => {
     await earlyInAMinute();
     const first = await createTestUser(stack);
