@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { ADMIN_ROLE } from '../../core/policy.js';
 import type { Caller } from '../../store/api-keys.js';
 import { getUser, type User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
@@ -12,8 +13,6 @@ export interface SignedIn {
   /** Role `admin`: the organisation's administrator. */
   isAdmin: boolean;
 }
-
-export const ADMIN_ROLE = 'admin';
 
 /** The signed-in user, read fresh from the store (roles change); undefined when nobody is. */
 export async function signedIn(ctx: ServiceContext, req: Request): Promise<SignedIn | undefined> {
