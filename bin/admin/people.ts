@@ -3,12 +3,37 @@ import { roleNameSchema } from '../../core/policy.js';
 import { createLoginToken } from '../../store/login-tokens.js';
 import { createTenant, listTenants } from '../../store/tenants.js';
 import { createUser, endUserSessions, listUsers, setUserRoles, unbindOidcIdentity } from '../../store/users.js';
-import { type Command, checkEach, need, requireTenant, requireUser, UsageError, type Values } from './cli.js';
+import { type Command, type Context, checkEach, need, requireTenant, requireUser, UsageError, type Values } from './cli.js';
 
 const roles = (values: Values): string[] | undefined => {
   const given = values.role as string[] | undefined;
   return given && checkEach('role', [...new Set(given)], roleNameSchema);
 };
+
+type Db = Awaited<ReturnType<Context['db']>>;
+
+/** A command about one user, named by `<email>` (or `--email`). */
+function userCommand(
+  name: string,
+  summary: string,
+  act: (db: Db, user: Awaited<ReturnType<typeof requireUser>>, ctx: Context) => Promise<void>,
+  details?: string,
+): Command {
+  return {
+    name,
+    synopsis: '<email>',
+    summary,
+    details,
+    options: { email: { type: 'string' } },
+    positionals: ['email'],
+    async run(values, positionals, ctx) {
+      const email = positionals[0] ?? values.email;
+      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
+      const db = await ctx.db();
+      await act(db, await requireUser(db, email), ctx);
+    },
+  };
+}
 
 export const peopleCommands: Command[] = [
   {
@@ -73,49 +98,20 @@ export const peopleCommands: Command[] = [
       ctx.out(await setUserRoles(db, user.id, newRoles));
     },
   },
-  {
-    name: 'login-link',
-    synopsis: '<email>',
-    summary: 'Print a one-time portal sign-in link (15 minutes)',
-    options: { email: { type: 'string' } },
-    positionals: ['email'],
-    async run(values, positionals, ctx) {
-      const email = positionals[0] ?? values.email;
-      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
-      const db = await ctx.db();
-      const user = await requireUser(db, email);
-      ctx.out(`${ctx.config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(db, user.id)}`);
-    },
-  },
-  {
-    name: 'sign-out',
-    synopsis: '<email>',
-    summary: 'End every portal session of a user (all their browsers)',
-    options: { email: { type: 'string' } },
-    positionals: ['email'],
-    async run(values, positionals, ctx) {
-      const email = positionals[0] ?? values.email;
-      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
-      const db = await ctx.db();
-      const user = await requireUser(db, email);
-      await endUserSessions(db, user.id);
-      ctx.out(`signed out ${user.email} everywhere`);
-    },
-  },
-  {
-    name: 'unbind-sign-in',
-    synopsis: '<email>',
-    summary: "Release a user's single sign-on identity (their next verified sign-in binds again)",
-    details: 'For a user whose identity provider account changed (a new subject, or a new provider). Also ends their sessions.',
-    options: { email: { type: 'string' } },
-    positionals: ['email'],
-    async run(values, positionals, ctx) {
-      const email = positionals[0] ?? values.email;
-      if (typeof email !== 'string' || !email) throw new UsageError('missing <email>');
-      const db = await ctx.db();
-      const user = await requireUser(db, email);
+  userCommand('login-link', 'Print a one-time portal sign-in link (15 minutes)', async (db, user, ctx) =>
+    ctx.out(`${ctx.config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(db, user.id)}`),
+  ),
+  userCommand('sign-out', 'End every portal session of a user (all their browsers)', async (db, user, ctx) => {
+    await endUserSessions(db, user.id);
+    ctx.out(`signed out ${user.email} everywhere`);
+  }),
+  userCommand(
+    'unbind-sign-in',
+    "Release a user's single sign-on identity (their next verified sign-in binds again)",
+    async (db, user, ctx) => {
       await unbindOidcIdentity(db, user.id);
       ctx.out(`released the sign-in identity of ${user.email}`);
     },
-  },
+    'For a user whose identity provider account changed (a new subject, or a new provider). Also ends their sessions.',
+  ),
 ];
