@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
-import { csrfToken } from '../../server/portal/csrf.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { setUserRoles } from '../../store/users.js';
 import { launchBrowser } from '../support/browser.js';
-import { consentAs, signedInPage, signIn } from '../support/consent.js';
+import { consentAs, csrfOfPage, signedInPage, signIn } from '../support/consent.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { type HnSite, LOGIN_FIELDS, PASSWORD, startHnSite } from '../support/hn-site.js';
@@ -88,9 +87,8 @@ async function accountLabels(...users: TestUser[]): Promise<string[]> {
 }
 
 /** The portal's CSRF token for this signed-in browser (what its pages put in their forms). */
-async function csrfOf(page: Page): Promise<string> {
-  const session = (await page.context().cookies()).find((c) => c.name === 'sb_session')?.value ?? '';
-  return csrfToken(stack.services, { cookies: { sb_session: session } } as never);
+function csrfOf(page: Page): Promise<string> {
+  return csrfOfPage(stack.services, page);
 }
 
 const attemptStatus = async (id: string) => (await getAttempt(pool(), id))?.status;

@@ -1,11 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
-import { csrfToken } from '../../server/portal/csrf.js';
 import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { launchBrowser } from '../support/browser.js';
-import { signedInPage } from '../support/consent.js';
+import { csrfOfPage, signedInPage } from '../support/consent.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { type HnSite, LOGIN_FIELDS, PASSWORD, startHnSite } from '../support/hn-site.js';
 
@@ -100,8 +99,8 @@ describe('cookie capture', () => {
     const other = await signedInPage(browser, mallory);
     expect((await other.request.get(`${stack.baseUrl}${base}/frame.jpg`)).status()).toBe(404);
     expect((await other.request.get(`${stack.baseUrl}${base}`)).status()).toBe(404);
-    const malloryCookie = (await other.context().cookies()).find((c) => c.name === 'sb_session')!.value;
-    const malloryCsrf = csrfToken(stack.services, { cookies: { sb_session: malloryCookie } } as never);
+    const malloryCsrf = await csrfOfPage(stack.services, other);
+    expect(malloryCsrf).not.toBe('');
     const foreign = await other.request.post(`${stack.baseUrl}${base}/capture`, { headers: { 'x-csrf-token': malloryCsrf }, data: {} });
     expect(foreign.status()).toBe(404);
     await other.context().close();

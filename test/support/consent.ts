@@ -1,4 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
+import type { ServiceContext } from '../../server/context.js';
+import { csrfToken } from '../../server/portal/csrf.js';
 import type { TestAuthServer } from './oauth-server.js';
 import type { TestUser } from './stack.js';
 
@@ -14,6 +16,13 @@ export async function signIn(page: Page, user: TestUser): Promise<void> {
   await page.goto(await user.loginLink());
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/portal$/);
+}
+
+/** The portal's CSRF token for this signed-in browser (what its pages put in their forms). */
+export async function csrfOfPage(ctx: ServiceContext, page: Page): Promise<string> {
+  const session = (await page.context().cookies()).find((c) => c.name === 'sb_session')?.value ?? '';
+  // A request as that browser sends it: the Cookie header, and the parsed cookies.
+  return csrfToken(ctx, { headers: { cookie: `sb_session=${session}` }, cookies: { sb_session: session } } as never);
 }
 
 /**
