@@ -61,7 +61,6 @@ export async function prepareConnection(
 ): Promise<PreparedConnection> {
   const provider = deps.registry.get(integration);
   if (!provider) throw new ToolError({ error: 'Integration not found' }, 404);
-  await assertMayConnect(deps.pool, caller, integration, options.accountScope);
   const { auth } = provider.manifest;
   if (auth === 'none') throw new ToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
   if (auth === 'apikey') {
@@ -76,6 +75,7 @@ export async function prepareConnection(
     const vars = deps.registry.envVarNames(integration);
     throw new ToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
   }
+  await assertMayConnect(deps.pool, caller, integration, options.accountScope);
   const ttlSec = options.ttlSec ?? deps.config.CONNECTION_TTL_SEC;
   const attempt = await createAttempt(deps.pool, { ...caller, integration, authMode: auth, ttlSec, accountScope: options.accountScope });
   const token = await deps.signer.sign('connect-link', { a: attempt.id, u: caller.userId, t: caller.tenantId }, ttlSec);

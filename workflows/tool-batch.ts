@@ -62,8 +62,11 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
       });
   const audit = proxyActivities<ExecuteActivities>({ startToCloseTimeout: '30 seconds' });
 
-  const { workflowId, runId } = workflowInfo();
-  const callKeyPrefix = patched(RUN_SCOPED_CALL_KEYS_PATCH) ? `${workflowId}/${runId}` : workflowId;
+  // The first run of this execution chain: a new start after retention deleted the batch gets a
+  // new one (its calls run anew), while a reset keeps it (calls it already made are found claimed,
+  // never made twice). For a run that was never reset it is the run's own id.
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const callKeyPrefix = patched(RUN_SCOPED_CALL_KEYS_PATCH) ? `${workflowId}/${firstExecutionRunId}` : workflowId;
   const results: ToolOutcome[] = new Array(input.calls.length);
 
   const runOne = async (index: number): Promise<ToolOutcome> => {

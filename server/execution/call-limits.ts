@@ -13,7 +13,9 @@ export async function chargeCalls(ctx: Pick<ServiceContext, 'pool' | 'config'>, 
   const { config } = ctx;
   const perKey = config.RATE_LIMIT_CALLS_PER_MINUTE;
   const perTenant = config.TENANT_RATE_LIMIT_CALLS_PER_MINUTE;
-  const keyBucket = caller.keyId ? `key:${caller.keyId}` : `user:${caller.userId}`;
+  // Per key *and* user: an ordinary key has one user, while a remote source's key acts for each of
+  // its delegates (finding 3), who must not draw from one another's budget.
+  const keyBucket = caller.keyId ? `key:${caller.keyId}:${caller.userId}` : `user:${caller.userId}`;
   const largest = Math.min(perKey, perTenant);
   if (calls > largest) {
     throw new ToolError(

@@ -101,6 +101,32 @@ describe('idempotency edges', () => {
     expect(hits('retained-gh')).toBe(2);
   }, 120_000);
 
+  it('finding 17: a reset batch never makes a call twice (call keys follow the first run of the chain, not the run)', async () => {
+    // An operator resets a finished batch to its first workflow task: the new run replays the calls.
+    const agent = await connectedUser('reset-gh');
+    const first = await agent.call('execute_tools', { executions: [{ tool: 'github_get_authenticated_user' }] });
+    expect(first.body.results[0]).toEqual({ result: expect.objectContaining({ login: 'reset-gh' }) });
+    expect(hits('reset-gh')).toBe(1);
+
+    const workflowId = await workflowIdOf(agent);
+    const { temporal, config } = stack.services;
+    const handle = temporal.workflow.getHandle(workflowId);
+    await handle.result();
+    const { events } = await handle.fetchHistory();
+    const firstTask = events!.find((e) => e.workflowTaskCompletedEventAttributes)!;
+    const { runId } = await temporal.workflowService.resetWorkflowExecution({
+      namespace: config.TEMPORAL_NAMESPACE,
+      workflowExecution: { workflowId },
+      workflowTaskFinishEventId: firstTask.eventId,
+      requestId: `reset-${workflowId}`,
+      reason: 'finding 17 test',
+    });
+    const outcomes = (await temporal.workflow.getHandle(workflowId, runId).result()) as { results: unknown[] } | unknown[];
+    // The call was claimed by the first run: the reset run reports it unknown instead of making it again.
+    expect(JSON.stringify(outcomes)).toContain('outcome is unknown');
+    expect(hits('reset-gh')).toBe(1);
+  }, 120_000);
+
   it('finding 17: the same requestId with different calls answers 409 and runs nothing; the same calls in another key order are the same request', async () => {
     const agent = await connectedUser('reuse-gh');
     const first = await agent.call('execute_tools', {

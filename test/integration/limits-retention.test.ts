@@ -48,7 +48,7 @@ describe('call budgets', () => {
     await earlyInAMinute();
     const agent = await createTestUser(stack);
     const batch = agent.call('execute_tools', { executions: unknownCalls(500) });
-    await expect.poll(async () => spentBy(`key:${await keyIdOf(agent)}`), { timeout: 20_000 }).toBe(500);
+    await expect.poll(async () => spentBy(`key:${await keyIdOf(agent)}:${agent.user.id}`), { timeout: 20_000 }).toBe(500);
 
     const res = await fetch(`${stack.baseUrl}/v1/tools/connections_execute`, {
       method: 'POST',
@@ -72,7 +72,7 @@ describe('call budgets', () => {
   it('finding 12 + 17: collecting a batch again with its requestId spends no budget (it runs nothing); new calls still do', async () => {
     await earlyInAMinute();
     const agent = await createTestUser(stack);
-    const bucket = `key:${await keyIdOf(agent)}`;
+    const bucket = `key:${await keyIdOf(agent)}:${agent.user.id}`;
     const request = { executions: unknownCalls(300), requestId: 'collect-again' };
     const first = await agent.call('execute_tools', request);
     expect(first.status).toBe(200);

@@ -187,7 +187,7 @@ describe('Postgres restarted during a batch', () => {
     expect(after.status).toBe(200);
     expect(after.body.results[0]).toEqual({ result: [expect.objectContaining({ full_name: 'carol-restarts/repo-0' })] });
     expect((await request(stack, carol, 'list_connections', {})).status).toBe(200);
-    expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
+    expect((await readyzUntil(stack, 200)).status).toBe(200);
 
     // Every audit row there is, is whole: no row without its outcome, duration or argument names.
     const { rows } = await stack.services.pool.query(
