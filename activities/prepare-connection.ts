@@ -38,12 +38,20 @@ export async function assertMayConnect(
   integration: string,
   accountScope: 'user' | 'tenant' = 'user',
 ): Promise<void> {
-  const [user, tenant] = await Promise.all([getUser(pool, who.userId), getTenant(pool, who.tenantId)]);
-  const refusal =
-    !user || user.tenantId !== who.tenantId
-      ? 'This user no longer exists.'
-      : connectRefusal(tenant?.settings ?? {}, user.roles, integration, accountScope === 'tenant');
+  const refusal = await whyMayNotConnect(pool, who, integration, accountScope);
   if (refusal) throw new ToolError({ error: refusal }, 403);
+}
+
+/** The same rule as `assertMayConnect`, answered as the reason (for a page), or undefined when allowed. */
+export async function whyMayNotConnect(
+  pool: Pool,
+  who: { tenantId: string; userId: string },
+  integration: string,
+  accountScope: 'user' | 'tenant' = 'user',
+): Promise<string | undefined> {
+  const [user, tenant] = await Promise.all([getUser(pool, who.userId), getTenant(pool, who.tenantId)]);
+  if (!user || user.tenantId !== who.tenantId) return 'This user no longer exists.';
+  return connectRefusal(tenant?.settings ?? {}, user.roles, integration, accountScope === 'tenant');
 }
 
 /**

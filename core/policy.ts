@@ -4,6 +4,7 @@
  */
 
 import { z } from 'zod';
+import { policyRefusalAnswer } from './policy-refusal-text.js';
 
 /** A tool name or pattern over unqualified tool names: letters, digits, `_`, `-` and `*`. */
 export const toolPatternSchema = z.string().regex(/^[A-Za-z0-9_*-]+$/, 'expected a non-empty pattern of letters, digits, _, - and *');
@@ -92,8 +93,9 @@ export function connectRefusal(
   provider: string,
   forOrganisation: boolean,
 ): string | undefined {
-  if (!hasConnectionRole(settings, roles)) return 'You have no role that may use connections.';
-  if (!isProviderEnabled(settings, provider)) return `${provider} is not enabled for this organisation`;
+  // Worded as a refused tool call is (core/policy-refusal-text.ts), so a user reads one sentence for one rule.
+  if (!hasConnectionRole(settings, roles)) return policyRefusalAnswer('role', provider, provider).message;
+  if (!isProviderEnabled(settings, provider)) return policyRefusalAnswer('provider', provider, provider).message;
   if (forOrganisation && !roles.includes(ADMIN_ROLE)) return 'Only an administrator can connect an organisation account.';
   return undefined;
 }

@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
-import { assertMayConnect } from '../../activities/prepare-connection.js';
-import { ToolError } from '../../core/errors.js';
+import { whyMayNotConnect } from '../../activities/prepare-connection.js';
 import { oauthCallbackUrl } from '../../core/urls.js';
 import { exchangeCode, OAuthFlowError, revokeToken, type TokenSet } from '../../providers/oauth-client.js';
 import type { Provider } from '../../providers/sdk.js';
@@ -10,7 +9,7 @@ import { checkContext } from '../connections/check-context.js';
 import { completeConnection } from '../connections/complete-connection.js';
 import { flowOwnerHere } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
-import { messagePage } from '../portal/html.js';
+import { messagePage, notAllowedPage } from '../portal/html.js';
 import { oauthStateBinding } from './state-binding.js';
 
 const EXPIRED_MESSAGE = 'This connection attempt expired before you finished. Ask your agent to start again; it will give you a new link.';
@@ -55,12 +54,10 @@ export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res
     res.status(410).send(messagePage('Link expired', EXPIRED_MESSAGE, 'bad'));
     return;
   }
-  try {
-    await assertMayConnect(ctx.pool, attempt, attempt.integration, attempt.accountScope);
-  } catch (err) {
-    if (!(err instanceof ToolError)) throw err;
-    log.info({ refused: err.message }, 'callback for a user who may no longer connect; code not exchanged');
-    res.status(403).send(messagePage('Not allowed', `${err.message} Nothing was connected.`, 'bad'));
+  const refused = await whyMayNotConnect(ctx.pool, attempt, attempt.integration, attempt.accountScope);
+  if (refused) {
+    log.info({ refused }, 'callback for a user who may no longer connect; code not exchanged');
+    res.status(403).send(notAllowedPage(refused, 'Nothing was connected.'));
     return;
   }
 

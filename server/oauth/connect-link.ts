@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
-import { assertMayConnect } from '../../activities/prepare-connection.js';
-import { ToolError } from '../../core/errors.js';
+import { whyMayNotConnect } from '../../activities/prepare-connection.js';
 import { oauthCallbackUrl } from '../../core/urls.js';
 import { buildConsentUrl } from '../../providers/oauth-client.js';
 import { countOpenConsentRequests, getAttempt, isOpenAttempt, recordAuthorizationRequest } from '../../store/connection-attempts.js';
@@ -8,7 +7,7 @@ import { bindBrowser } from '../connections/browser-binding.js';
 import { WRONG_ACCOUNT } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
 import { startCookieCapture } from '../portal/cookie-capture/router.js';
-import { messagePage } from '../portal/html.js';
+import { messagePage, notAllowedPage } from '../portal/html.js';
 import { readPortalUser } from '../portal/session.js';
 import { CONSENT_REQUEST_TTL_SEC, MAX_OPEN_CONSENT_REQUESTS, oauthStateBinding } from './state-binding.js';
 
@@ -62,11 +61,9 @@ export async function handleConnectLink(ctx: ServiceContext, req: Request, res: 
       );
     return;
   }
-  try {
-    await assertMayConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
-  } catch (err) {
-    if (!(err instanceof ToolError)) throw err;
-    res.status(403).send(messagePage('Not allowed', `${err.message} Nothing was connected.`, 'bad'));
+  const refused = await whyMayNotConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
+  if (refused) {
+    res.status(403).send(notAllowedPage(refused, 'Nothing was connected.'));
     return;
   }
   if (attempt.authMode === 'cookie') return startCookieCapture(ctx, res, attempt);

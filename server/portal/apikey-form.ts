@@ -1,6 +1,5 @@
 import express, { type Request, type Response, Router } from 'express';
-import { assertMayConnect } from '../../activities/prepare-connection.js';
-import { ToolError } from '../../core/errors.js';
+import { whyMayNotConnect } from '../../activities/prepare-connection.js';
 import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
@@ -12,7 +11,7 @@ import { enabledProviders } from '../meta/caller-tenant.js';
 import { checkForm, type FormToken, formBinding, formTokenText, issueForm, type Target } from './apikey-form-token.js';
 import { csrfToken, requireCsrf } from './csrf.js';
 import { allowFormActionTo } from './form-action.js';
-import { html, messagePage, type SafeHtml } from './html.js';
+import { html, messagePage, notAllowedPage, type SafeHtml } from './html.js';
 import {
   AUTH_MODE_LABEL,
   connectButton,
@@ -74,14 +73,9 @@ async function readTarget(
 /** The user may connect this integration now (for the organisation when the target is one), else a 403 page. */
 async function mayConnect(ctx: ServiceContext, me: SignedIn, provider: Provider, target: Target, res: Response): Promise<boolean> {
   const forOrg = target.kind === 'account' ? target.account.scope === 'tenant' : target.forOrg;
-  try {
-    await assertMayConnect(ctx.pool, me.caller, provider.manifest.name, forOrg ? 'tenant' : 'user');
-    return true;
-  } catch (err) {
-    if (!(err instanceof ToolError)) throw err;
-    res.status(403).send(messagePage('Not allowed', `${err.message} Nothing was saved.`, 'bad'));
-    return false;
-  }
+  const refused = await whyMayNotConnect(ctx.pool, me.caller, provider.manifest.name, forOrg ? 'tenant' : 'user');
+  if (refused) res.status(403).send(notAllowedPage(refused, 'Nothing was saved.'));
+  return !refused;
 }
 
 function targetInputs(target: Target): SafeHtml {

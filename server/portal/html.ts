@@ -49,3 +49,8 @@ export function page(title: string, body: SafeHtml, options: { wide?: boolean } 
 export function messagePage(title: string, message: string, kind: 'ok' | 'bad' | 'info' = 'info'): string {
   return page(title, html`<h1>${title}</h1><div class="box ${kind}" role="status"><p>${message}</p></div>`);
 }
+
+/** The page of a step the user may no longer take (the connect rule's reason, then what did not happen). */
+export function notAllowedPage(reason: string, outcome: string): string {
+  return messagePage('Not allowed', `${reason} ${outcome}`, 'bad');
+}

@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { assertMayConnect } from '../../../activities/prepare-connection.js';
-import { ToolError } from '../../../core/errors.js';
+import { whyMayNotConnect } from '../../../activities/prepare-connection.js';
 import { type ConnectionAttempt, getAttempt, isOpenAttempt } from '../../../store/connection-attempts.js';
 import { type Binding, bindBrowser, isBoundBrowser } from '../../connections/browser-binding.js';
 import { checkContext } from '../../connections/check-context.js';
 import { completeConnection } from '../../connections/complete-connection.js';
 import type { ServiceContext } from '../../context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
-import { messagePage } from '../html.js';
+import { messagePage, notAllowedPage } from '../html.js';
 import { readPortalUser } from '../session.js';
 import { capturePage } from './page.js';
 import { CaptureLimitError, type CaptureSession, CaptureSessions, captureSessionsOptions, FORWARDED_KEYS, VIEWPORT } from './sessions.js';
@@ -33,14 +32,8 @@ const captureBinding = (session: Pick<CaptureSession, 'id' | 'owner'>): Binding 
 });
 
 /** The user's connect rule now (roles read fresh), or the reason they may not connect. */
-async function mayStillConnect(ctx: ServiceContext, session: CaptureSession, attempt?: ConnectionAttempt): Promise<string | undefined> {
-  try {
-    await assertMayConnect(ctx.pool, session.owner, session.integration, attempt?.accountScope ?? 'user');
-    return undefined;
-  } catch (err) {
-    if (err instanceof ToolError) return err.message;
-    throw err;
-  }
+function mayStillConnect(ctx: ServiceContext, session: CaptureSession, attempt?: ConnectionAttempt): Promise<string | undefined> {
+  return whyMayNotConnect(ctx.pool, session.owner, session.integration, attempt?.accountScope ?? 'user');
 }
 
 const managers = new WeakMap<ServiceContext, CaptureSessions>();
@@ -146,7 +139,7 @@ export function cookieCaptureRouter(ctx: ServiceContext): Router {
     const refusal = await mayStillConnect(ctx, session, await getAttempt(ctx.pool, session.attemptId));
     if (refusal) {
       await sessions.close(session, 'user may no longer connect');
-      return res.status(403).send(messagePage('Not allowed', `${refusal} Nothing was connected.`, 'bad'));
+      return res.status(403).send(notAllowedPage(refusal, 'Nothing was connected.'));
     }
     const displayName = ctx.registry.get(session.integration)?.manifest.displayName ?? session.integration;
     res.set('cache-control', 'no-store').send(capturePage(session, { displayName, csrf: csrfToken(ctx, req) }));
