@@ -1,6 +1,5 @@
 import type { Request } from 'express';
 import { authenticateApiKey } from '../store/api-keys.js';
-import { findSourceKey } from '../store/source-keys.js';
 import { getUser } from '../store/users.js';
 import type { ServiceContext } from './context.js';
 import { readPortalUser } from './portal/session.js';
@@ -24,7 +23,7 @@ export async function codecCallerOf(ctx: ServiceContext, req: Request): Promise<
   if (ctx.config.CODEC_AUTH === 'none') return { kind: 'open' };
   const key = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
   const viaKey = key ? await authenticateApiKey(ctx.pool, key) : undefined;
-  if (viaKey?.keyId && (await findSourceKey(ctx.pool, viaKey.keyId))) return { kind: 'refused', userId: viaKey.userId };
+  if (viaKey?.sourceKey) return { kind: 'refused', userId: viaKey.userId };
   const viaPortal = viaKey ? undefined : await readPortalUser(ctx, req);
   const userId = viaKey?.userId ?? viaPortal?.userId;
   if (!userId) return { kind: 'anonymous' };

@@ -8,6 +8,8 @@ export interface Caller {
   userId: string;
   roles: string[];
   keyId?: string;
+  /** The key is a remote source's (store/source-keys.ts): it acts only for the delegate its assertion names. */
+  sourceKey?: boolean;
 }
 
 export interface ApiKeyInfo {
@@ -55,7 +57,9 @@ export async function authenticateApiKey(db: Queryable, key: string): Promise<Ca
          FROM found
         WHERE api_keys.id = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute')
      )
-     SELECT id AS "keyId", tenant_id AS "tenantId", user_id AS "userId", roles FROM found`,
+     SELECT id AS "keyId", tenant_id AS "tenantId", user_id AS "userId", roles,
+            EXISTS (SELECT 1 FROM source_keys s WHERE s.api_key_id = found.id) AS "sourceKey"
+       FROM found`,
     [hashKey(key)],
   );
   return rows[0];

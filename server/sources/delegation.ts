@@ -14,7 +14,8 @@ export type Delegation = { caller: Caller } | { refused: string };
 export async function resolveDelegation(ctx: ServiceContext, keyCaller: Caller, req: Request): Promise<Delegation> {
   const header = req.headers[ASSERTION_HEADER];
   const assertion = typeof header === 'string' ? header : undefined;
-  const sourceKey = keyCaller.keyId ? await findSourceKey(ctx.pool, keyCaller.keyId) : undefined;
+  // Known from the key lookup itself, so an ordinary key costs no second query here.
+  const sourceKey = keyCaller.sourceKey && keyCaller.keyId ? await findSourceKey(ctx.pool, keyCaller.keyId) : undefined;
   if (!sourceKey) {
     return header === undefined ? { caller: keyCaller } : { refused: `${ASSERTION_HEADER} is only accepted with a source key` };
   }
