@@ -2,6 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPruneActivities } from '../../activities/prune.js';
 import { ensurePruneSchedule, pruneScheduleId } from '../../bin/support/prune-schedule.js';
+import type { ToolError } from '../../core/errors.js';
+import { chargeCalls } from '../../server/execution/call-limits.js';
+import type { Caller } from '../../store/api-keys.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 
 let stack: Stack;
@@ -108,6 +111,20 @@ describe('call budgets', () => {
     // What was refused was not spent: the tenant's remaining 150 still run.
     expect(await spentBy(`tenant:${first.user.tenantId}`)).toBe(450);
     expect((await colleague.call('execute_tools', { executions: unknownCalls(150) })).status).toBe(200);
+  }, 120_000);
+
+  it("finding 3 + 12: the delegates of one source key each have their own per-key budget; one cannot spend another's", async () => {
+    await earlyInAMinute();
+    // Two local users of a remote source act through one source key (server/sources/delegation.ts).
+    const template = await createTestUser(stack);
+    const keyId = await keyIdOf(template);
+    const delegate = (userId: string): Caller => ({ tenantId: `ten_${keyId}`, userId, roles: ['member'], keyId, sourceKey: true });
+    await chargeCalls(stack.services, delegate('usr_delegate_a'), 500);
+    const refusedA = await chargeCalls(stack.services, delegate('usr_delegate_a'), 1).catch((err: ToolError) => err);
+    expect(refusedA).toMatchObject({ status: 429 });
+    // The other delegate of the same key still has its whole budget.
+    await expect(chargeCalls(stack.services, delegate('usr_delegate_b'), 100)).resolves.toBeUndefined();
+    expect(await spentBy(`key:${keyId}:usr_delegate_b`)).toBe(100);
   }, 120_000);
 });
 
