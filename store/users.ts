@@ -49,8 +49,9 @@ export async function setUserRoles(db: Queryable, id: string, roles: string[]): 
  * The version every portal session cookie of the user must carry. Bumping it (sign-out, a role
  * change, an API key revoked) ends all of the user's sessions at once.
  */
-export async function getSessionVersion(db: Queryable, id: string): Promise<{ tenantId: string; sessionVersion: number } | undefined> {
-  const { rows } = await db.query('SELECT tenant_id AS "tenantId", session_version AS "sessionVersion" FROM users WHERE id = $1', [id]);
+/** The user with their portal session version: one read serves both the session check and the page. */
+export async function getSessionUser(db: Queryable, id: string): Promise<(User & { sessionVersion: number }) | undefined> {
+  const { rows } = await db.query(`SELECT ${COLUMNS}, session_version AS "sessionVersion" FROM users WHERE id = $1`, [id]);
   return rows[0];
 }
 

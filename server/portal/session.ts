@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { endUserSessions, getSessionVersion } from '../../store/users.js';
+import { endUserSessions, getSessionUser, type User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 
 /** The signed-in human of the portal, kept in a signed HttpOnly cookie. */
@@ -47,17 +47,24 @@ export function sessionCookieValue(ctx: ServiceContext, req: Request): string | 
  * in another browser) is refused.
  */
 export async function readPortalUser(ctx: ServiceContext, req: Request): Promise<PortalUser | undefined> {
+  const user = await readSessionUser(ctx, req);
+  return user && { userId: user.id, tenantId: user.tenantId };
+}
+
+/** The same check as `readPortalUser`, answered with the user as stored now (roles read fresh). */
+export async function readSessionUser(ctx: ServiceContext, req: Request): Promise<User | undefined> {
   const token = sessionCookieValue(ctx, req);
   if (token === undefined) return undefined;
   const claims = await ctx.signer.verify('portal-session', token);
   if (!claims || typeof claims.u !== 'string' || typeof claims.t !== 'string' || typeof claims.v !== 'string') return undefined;
-  const current = await getSessionVersion(ctx.pool, claims.u);
+  const current = await getSessionUser(ctx.pool, claims.u);
   if (!current || current.tenantId !== claims.t || String(current.sessionVersion) !== claims.v) return undefined;
-  return { userId: claims.u, tenantId: claims.t };
+  const { sessionVersion: _, ...user } = current;
+  return user;
 }
 
 export async function startPortalSession(ctx: ServiceContext, res: Response, user: PortalUser): Promise<void> {
-  const current = await getSessionVersion(ctx.pool, user.userId);
+  const current = await getSessionUser(ctx.pool, user.userId);
   if (!current || current.tenantId !== user.tenantId) throw new Error('portal session for an unknown user');
   const claims = { u: user.userId, t: user.tenantId, v: String(current.sessionVersion) };
   const token = await ctx.signer.sign('portal-session', claims, SESSION_TTL_SEC);

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
 import { ADMIN_ROLE } from '../../core/policy.js';
 import type { Caller } from '../../store/api-keys.js';
-import { getUser, type User } from '../../store/users.js';
+import type { User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { html, page, type SafeHtml } from './html.js';
-import { readPortalUser } from './session.js';
+import { readSessionUser } from './session.js';
 
 /** The human signed in to the portal, as the same Caller the API would see for their keys. */
 export interface SignedIn {
@@ -16,10 +16,9 @@ export interface SignedIn {
 
 /** The signed-in user, read fresh from the store (roles change); undefined when nobody is. */
 export async function signedIn(ctx: ServiceContext, req: Request): Promise<SignedIn | undefined> {
-  const human = await readPortalUser(ctx, req);
-  if (!human) return undefined;
-  const user = await getUser(ctx.pool, human.userId);
-  if (!user || user.tenantId !== human.tenantId) return undefined;
+  // One read: the session check already loads the user as stored now.
+  const user = await readSessionUser(ctx, req);
+  if (!user) return undefined;
   return { user, caller: { tenantId: user.tenantId, userId: user.id, roles: user.roles }, isAdmin: user.roles.includes(ADMIN_ROLE) };
 }
 
