@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type express from 'express';
 import type { Logger } from 'pino';
+import type { Caller } from './core/caller.js';
 import { type Config, loadConfig } from './core/config.js';
 import { TokenSigner } from './core/signed-tokens.js';
 import { builtinProviders } from './providers/index.js';
@@ -15,7 +16,6 @@ import { createLogger } from './server/logger.js';
 import { inputJsonSchema } from './server/mcp.js';
 import { AGENT_TOOLS } from './server/meta/index.js';
 import { runMetaTool } from './server/meta/meta-tool.js';
-import type { Caller } from './store/api-keys.js';
 import { createPool, migrate, type Pool } from './store/database.js';
 import { Keyring } from './store/keyring.js';
 

@@ -1,10 +1,10 @@
+import type { Caller } from '../core/caller.js';
 import type { Config } from '../core/config.js';
 import { ToolError } from '../core/errors.js';
 import { connectRefusal } from '../core/policy.js';
 import type { TokenSigner } from '../core/signed-tokens.js';
 import { portalIntegrationUrl } from '../core/urls.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import type { Caller } from '../store/api-keys.js';
 import { createAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
 import { getTenant } from '../store/tenants.js';

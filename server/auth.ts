@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { authenticateApiKey, type Caller } from '../store/api-keys.js';
+import type { Caller } from '../core/caller.js';
+import { authenticateApiKey } from '../store/api-keys.js';
 import type { ServiceContext } from './context.js';
 import { resolveDelegation } from './sources/delegation.js';
 

@@ -3,8 +3,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { z } from 'zod';
+import type { Caller } from '../core/caller.js';
 import { ToolError } from '../core/errors.js';
-import type { Caller } from '../store/api-keys.js';
 import type { ServiceContext } from './context.js';
 import { AGENT_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';

@@ -1,16 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { Caller } from '../core/caller.js';
 import { newId, newSecret } from './ids.js';
 import type { Queryable } from './queryable.js';
-
-/** Who a request acts as; derived from the bearer key, never from arguments. */
-export interface Caller {
-  tenantId: string;
-  userId: string;
-  roles: string[];
-  keyId?: string;
-  /** The key is a remote source's (store/source-keys.ts): it acts only for the delegate its assertion names. */
-  sourceKey?: boolean;
-}
 
 export interface ApiKeyInfo {
   id: string;

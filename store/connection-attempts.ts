@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { CallerOwner } from '../core/caller.js';
 import type { AttemptStatus } from '../core/connection.js';
 import { newAttemptId } from './ids.js';
 import type { Keyring } from './keyring.js';
@@ -37,11 +38,7 @@ export async function createAttempt(
 }
 
 /** The attempt, only if it belongs to this caller: others' ids look exactly like unknown ones. */
-export async function getAttemptForCaller(
-  db: Queryable,
-  caller: { tenantId: string; userId: string },
-  id: string,
-): Promise<ConnectionAttempt | undefined> {
+export async function getAttemptForCaller(db: Queryable, caller: CallerOwner, id: string): Promise<ConnectionAttempt | undefined> {
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id::text = $1 AND tenant_id = $2 AND user_id = $3`, [
     id,
     caller.tenantId,

@@ -1,3 +1,5 @@
+import type { CallerOwner } from '../../core/caller.js';
+
 /**
  * What the browser tools need from the process that hosts them: a headless browser behind the
  * network policy (`core/network-policy.ts`). The worker supplies it through
@@ -57,10 +59,7 @@ export interface Extraction {
 }
 
 /** Who a page is opened for: the engine shares its few pages fairly between tenants. */
-export interface BrowserCaller {
-  tenantId: string;
-  userId: string;
-}
+export type BrowserCaller = CallerOwner;
 
 export interface BrowserEngine {
   openPage(input: { url: string; maxChars: number; maxLinks: number }, signal: AbortSignal, caller: BrowserCaller): Promise<OpenedPage>;

@@ -1,13 +1,12 @@
+import type { CallerOwner } from '../../core/caller.js';
+
 /**
  * What the jots tools need from storage. The worker supplies an implementation (Postgres,
  * `store/jots.ts`) through `ToolContext.services`; providers never import the store.
  * Every method is scoped to its owner: a note of another user or tenant is the same as none.
  */
 
-export interface JotOwner {
-  tenantId: string;
-  userId: string;
-}
+export type JotOwner = CallerOwner;
 
 export interface Jot {
   id: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { Caller } from '../../core/caller.js';
 import { formatIssues } from '../../core/errors.js';
-import type { Caller } from '../../store/api-keys.js';
 import { connectionState, searchVisibleTools } from '../catalog/caller-view.js';
 import { argumentsJsonSchema } from '../catalog/tool-search.js';
 import type { ServiceContext } from '../context.js';

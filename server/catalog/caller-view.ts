@@ -1,8 +1,8 @@
+import type { Caller } from '../../core/caller.js';
 import { policyAdmits, type TenantSettings } from '../../core/policy.js';
 import { portalIntegrationUrl } from '../../core/urls.js';
 import type { ToolEntry } from '../../providers/registry.js';
 import { type Account, listUsableAccounts } from '../../store/accounts.js';
-import type { Caller } from '../../store/api-keys.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
 import { toolIndexFor } from './tool-search.js';

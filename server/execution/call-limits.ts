@@ -1,5 +1,5 @@
+import type { Caller } from '../../core/caller.js';
 import { ToolError } from '../../core/errors.js';
-import type { Caller } from '../../store/api-keys.js';
 import { spendCalls } from '../../store/call-budgets.js';
 import type { ServiceContext } from '../context.js';
 

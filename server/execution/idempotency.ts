@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { Caller } from '../../core/caller.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ToolError } from '../../core/errors.js';
 import type { ToolCallRequest } from '../../core/execution.js';
-import type { Caller } from '../../store/api-keys.js';
 import { recordBatchRequest } from '../../store/batch-requests.js';
 import type { ServiceContext } from '../context.js';
 

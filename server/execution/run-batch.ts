@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { Caller } from '../../core/caller.js';
 import { ToolError } from '../../core/errors.js';
 import { BATCH_CONCURRENCY, failure, type ToolCallRequest, type ToolOutcome } from '../../core/execution.js';
 import { toolBatchWorkflowId } from '../../core/ids.js';
 import { SA, toolAttributeValues } from '../../core/search-attributes.js';
-import type { Caller } from '../../store/api-keys.js';
 import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import type { ServiceContext } from '../context.js';
 import { chargeCalls } from './call-limits.js';

@@ -1,7 +1,7 @@
+import type { Caller } from '../../core/caller.js';
 import type { TenantSettings } from '../../core/policy.js';
 import { isProviderEnabled } from '../../core/policy.js';
 import type { Provider } from '../../providers/sdk.js';
-import type { Caller } from '../../store/api-keys.js';
 import { getTenant } from '../../store/tenants.js';
 import type { ServiceContext } from '../context.js';
 

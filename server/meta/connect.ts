@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { prepareConnection } from '../../activities/prepare-connection.js';
+import type { Caller } from '../../core/caller.js';
 import { ToolError } from '../../core/errors.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
-import type { Caller } from '../../store/api-keys.js';
 import { connectionWorkflow } from '../../workflows/connection.js';
 import type { ServiceContext } from '../context.js';
 import { START_TIMEOUT_MS } from '../execution/run-batch.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import type { Caller } from '../../core/caller.js';
 import { formatIssues, ToolError } from '../../core/errors.js';
-import type { Caller } from '../../store/api-keys.js';
 import type { ServiceContext } from '../context.js';
 
 /**

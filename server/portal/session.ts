@@ -1,12 +1,10 @@
 import type { Request, Response } from 'express';
+import type { CallerOwner } from '../../core/caller.js';
 import { endUserSessions, getSessionUser, type User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 
 /** The signed-in human of the portal, kept in a signed HttpOnly cookie. */
-export interface PortalUser {
-  userId: string;
-  tenantId: string;
-}
+export type PortalUser = CallerOwner;
 
 export const SESSION_COOKIE = 'sb_session';
 const SESSION_TTL_SEC = 12 * 3600;

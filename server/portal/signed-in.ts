@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
+import type { Caller } from '../../core/caller.js';
 import { ADMIN_ROLE } from '../../core/policy.js';
-import type { Caller } from '../../store/api-keys.js';
 import type { User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { html, page, type SafeHtml } from './html.js';

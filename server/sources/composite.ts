@@ -1,9 +1,9 @@
+import type { Caller } from '../../core/caller.js';
 import type { Config } from '../../core/config.js';
 import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/policy.js';
 import { policyRefusalAnswer } from '../../core/policy-refusal-text.js';
 import { ResponseTooLarge } from '../../providers/http.js';
 import { capResponse } from '../../providers/response-cap.js';
-import type { Caller } from '../../store/api-keys.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
 import { ASSERTION_HEADER, signAssertion } from './assertion.js';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Caller } from '../../store/api-keys.js';
+import type { Caller } from '../../core/caller.js';
 import { delegateUser, findSourceKey } from '../../store/source-keys.js';
 import type { ServiceContext } from '../context.js';
 import { ASSERTION_HEADER, verifyAssertion } from './assertion.js';

@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync } from 'node:crypto';
-import type { Caller } from '../../store/api-keys.js';
+import type { Caller } from '../../core/caller.js';
 import { assertionSigningKey } from './assertion.js';
 
 /**

@@ -2,9 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPruneActivities } from '../../activities/prune.js';
 import { ensurePruneSchedule, pruneScheduleId } from '../../bin/support/prune-schedule.js';
+import type { Caller } from '../../core/caller.js';
 import type { ToolError } from '../../core/errors.js';
 import { chargeCalls } from '../../server/execution/call-limits.js';
-import type { Caller } from '../../store/api-keys.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 
 let stack: Stack;

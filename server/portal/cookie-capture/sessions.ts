@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, type SandboxMode } from '../../../activities/builtins/chromium.js';
 import { EgressPolicy, type HostScope, type Lookup } from '../../../activities/builtins/egress-policy.js';
 import { type EgressProxy, startEgressProxy } from '../../../activities/builtins/egress-proxy.js';
+import type { CallerOwner } from '../../../core/caller.js';
 import { type AllowedHost, normalizeHost, parseIp } from '../../../core/network-policy.js';
 
 /**
@@ -162,10 +163,7 @@ export async function closeCaptureBrowser(): Promise<void> {
 
 // ---- sessions ----
 
-export interface CaptureOwner {
-  tenantId: string;
-  userId: string;
-}
+export type CaptureOwner = CallerOwner;
 
 export interface CaptureSession {
   readonly id: string;
