@@ -1,6 +1,6 @@
 // The library entry: build Switchboard in code.
 export { type Config, ConfigError, loadConfig } from './core/config.js';
-export { ToolError } from './core/errors.js';
+export { MetaToolError } from './core/errors.js';
 export * from './core/policy.js';
 export { type AgentTool, CONNECTION_TOOL_NAMES, createSwitchboard, type Switchboard, type SwitchboardOptions } from './library.js';
 export { SwitchboardPlugin, type SwitchboardPluginOptions, WORKFLOWS_PATH } from './plugin/index.js';

@@ -1,6 +1,6 @@
 import type { Caller } from '../core/caller.js';
 import type { Config } from '../core/config.js';
-import { ToolError } from '../core/errors.js';
+import { MetaToolError } from '../core/errors.js';
 import { connectRefusal } from '../core/policy.js';
 import type { TokenSigner } from '../core/signed-tokens.js';
 import { portalIntegrationUrl } from '../core/urls.js';
@@ -39,7 +39,7 @@ export async function assertMayConnect(
   accountScope: 'user' | 'tenant' = 'user',
 ): Promise<void> {
   const refusal = await whyMayNotConnect(pool, who, integration, accountScope);
-  if (refusal) throw new ToolError({ error: refusal }, 403);
+  if (refusal) throw new MetaToolError({ error: refusal }, 403);
 }
 
 /** The same rule as `assertMayConnect`, answered as the reason (for a page), or undefined when allowed. */
@@ -68,11 +68,11 @@ export async function prepareConnection(
   options: { ttlSec?: number; accountScope?: 'user' | 'tenant' } = {},
 ): Promise<PreparedConnection> {
   const provider = deps.registry.get(integration);
-  if (!provider) throw new ToolError({ error: 'Integration not found' }, 404);
+  if (!provider) throw new MetaToolError({ error: 'Integration not found' }, 404);
   const { auth } = provider.manifest;
-  if (auth === 'none') throw new ToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
+  if (auth === 'none') throw new MetaToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
   if (auth === 'apikey') {
-    throw new ToolError(
+    throw new MetaToolError(
       {
         error: `${integration} is connected with an API key in the portal, not through connect(). Send the user to ${portalIntegrationUrl(deps.config, integration)}`,
       },
@@ -81,7 +81,7 @@ export async function prepareConnection(
   }
   if (auth === 'oauth2' && !deps.registry.isConfigured(integration)) {
     const vars = deps.registry.envVarNames(integration);
-    throw new ToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
+    throw new MetaToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
   }
   await assertMayConnect(deps.pool, caller, integration, options.accountScope);
   const ttlSec = options.ttlSec ?? deps.config.CONNECTION_TTL_SEC;

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ToolError } from '../core/errors.js';
+import { MetaToolError } from '../core/errors.js';
 import type { ActivityDeps } from './deps.js';
 import { type PreparedConnection, prepareConnection } from './prepare-connection.js';
 
@@ -17,7 +17,7 @@ export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' |
         return await prepareConnection(deps, input, input.integration, { ttlSec: input.ttlSec });
       } catch (err) {
         // The spec's refusals (unknown, built-in, not configured) will not change on a retry.
-        if (err instanceof ToolError) throw ApplicationFailure.nonRetryable(err.message, 'SwitchboardConnectRefused');
+        if (err instanceof MetaToolError) throw ApplicationFailure.nonRetryable(err.message, 'SwitchboardConnectRefused');
         throw err;
       }
     },

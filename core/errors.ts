@@ -5,7 +5,7 @@ import type { z } from 'zod';
  * shapes, such as `{ error: "Unknown connectionId" }`); `status` is the HTTP status the JSON
  * API answers with. MCP returns the same body as a tool result.
  */
-export class ToolError extends Error {
+export class MetaToolError extends Error {
   constructor(
     readonly body: { error: unknown } & Record<string, unknown>,
     readonly status = 400,
@@ -13,7 +13,7 @@ export class ToolError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(typeof body.error === 'string' ? body.error : JSON.stringify(body.error));
-    this.name = 'ToolError';
+    this.name = 'MetaToolError';
   }
 }
 

@@ -1,7 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { ToolError } from '../core/errors.js';
+import { MetaToolError } from '../core/errors.js';
 import { perKeyRateLimit, requireApiKey } from './auth.js';
 import { codecRouter } from './codec-endpoint.js';
 import type { ServiceContext } from './context.js';
@@ -96,7 +96,7 @@ export function createApp(ctx: ServiceContext): express.Express {
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (err instanceof ToolError) return res.status(err.status).set(err.headers).json(err.body);
+    if (err instanceof MetaToolError) return res.status(err.status).set(err.headers).json(err.body);
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON body' });
     if (e.type === 'entity.too.large') return res.status(413).json({ error: 'Request body too large' });

@@ -1,7 +1,7 @@
 import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { AttemptStatus, WaitStatus } from '../core/connection.js';
-import { ToolError } from '../core/errors.js';
+import { MetaToolError } from '../core/errors.js';
 import { connectionWorkflowId } from '../core/ids.js';
 import { finishAttempt, getAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
@@ -75,7 +75,7 @@ export class ConnectionWaiter {
         return status === 'EXPIRED' ? 'TIMEOUT' : asWaitStatus(status ?? 'EXPIRED');
       }
       this.logger.error({ attemptId, err: (err as Error).message }, 'connection wait failed');
-      throw new ToolError({ error: 'Temporal is unavailable; try wait_for_connection again shortly' }, 503);
+      throw new MetaToolError({ error: 'Temporal is unavailable; try wait_for_connection again shortly' }, 503);
     }
   }
 

@@ -4,12 +4,13 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
-import { ToolError } from '../core/errors.js';
+import { MetaToolError } from '../core/errors.js';
+import pkg from '../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { AGENT_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
-const SERVER_INFO = { name: 'switchboard', version: '0.1.0' };
+const SERVER_INFO = { name: pkg.name, version: pkg.version };
 
 /** A tool's input as JSON Schema for `tools/list` (the input view: defaults are optional). */
 export function inputJsonSchema(tool: MetaTool): Record<string, unknown> {
@@ -30,7 +31,7 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
       return toolResult(await runMetaTool(tool, ctx, caller, request.params.arguments ?? {}), false);
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
-      if (err instanceof ToolError) return toolResult(err.body, true);
+      if (err instanceof MetaToolError) return toolResult(err.body, true);
       ctx.logger.error({ tool: tool.name, err: (err as Error).message }, 'MCP tool call failed');
       return toolResult({ error: 'Internal error; the server logged the details' }, true);
     }

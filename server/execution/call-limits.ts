@@ -1,5 +1,5 @@
 import type { Caller } from '../../core/caller.js';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import { spendCalls } from '../../store/call-budgets.js';
 import type { ServiceContext } from '../context.js';
 
@@ -18,7 +18,7 @@ export async function chargeCalls(ctx: Pick<ServiceContext, 'pool' | 'config'>, 
   const keyBucket = caller.keyId ? `key:${caller.keyId}:${caller.userId}` : `user:${caller.userId}`;
   const largest = Math.min(perKey, perTenant);
   if (calls > largest) {
-    throw new ToolError(
+    throw new MetaToolError(
       { error: `This request carries ${calls} tool calls; at most ${largest} may run per minute. Split it into smaller batches.` },
       429,
     );
@@ -33,7 +33,7 @@ export async function chargeCalls(ctx: Pick<ServiceContext, 'pool' | 'config'>, 
   );
   if (spent.ok) return;
   const whose = spent.bucket.startsWith('tenant:') ? 'your organisation' : 'this API key';
-  throw new ToolError(
+  throw new MetaToolError(
     {
       error: `Too many tool calls for ${whose}: ${spent.limit} per minute. Retry after ${spent.retryAfterSec} s.`,
       retryAfterSec: spent.retryAfterSec,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../../core/caller.js';
 import { canonicalJson } from '../../core/canonical-json.js';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import type { ToolCallRequest } from '../../core/execution.js';
 import { recordBatchRequest } from '../../store/batch-requests.js';
 import type { ServiceContext } from '../context.js';
@@ -25,7 +25,7 @@ export async function idempotentBatchId(
     .digest();
   const seen = await recordBatchRequest(ctx.pool, { batchId, tenantId: caller.tenantId, userId: caller.userId, requestHash });
   if (seen === 'different') {
-    throw new ToolError(
+    throw new MetaToolError(
       {
         error:
           'This requestId was already used for different calls. The same requestId only collects the batch it first named; ' +

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Caller } from '../../core/caller.js';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import { BATCH_CONCURRENCY, failure, type ToolCallRequest, type ToolOutcome } from '../../core/execution.js';
 import { toolBatchWorkflowId } from '../../core/ids.js';
 import { SA, toolAttributeValues } from '../../core/search-attributes.js';
@@ -84,10 +84,10 @@ export async function runToolBatch(
       }
     });
   } catch (err) {
-    if (err instanceof ToolError) throw err;
+    if (err instanceof MetaToolError) throw err;
     ctx.logger.error({ workflowId, err: (err as Error).message }, 'tool batch failed');
     const hint = options.requestId ? ' Send the same requestId again to collect its results.' : '';
-    throw new ToolError({ error: `The tool batch could not be completed right now (Temporal unavailable or slow).${hint}` }, 503);
+    throw new MetaToolError({ error: `The tool batch could not be completed right now (Temporal unavailable or slow).${hint}` }, 503);
   }
 }
 

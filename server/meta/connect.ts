@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { prepareConnection } from '../../activities/prepare-connection.js';
 import type { Caller } from '../../core/caller.js';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import { connectionWorkflow } from '../../workflows/connection.js';
@@ -48,7 +48,7 @@ export async function startConnection(
   } catch (err) {
     await ctx.pool.query('DELETE FROM connection_attempts WHERE id = $1', [prepared.connectionId]);
     ctx.logger.error({ err: (err as Error).message, integration }, 'could not start the connection workflow');
-    throw new ToolError({ error: 'Temporal is unavailable; try connect again shortly' }, 503);
+    throw new MetaToolError({ error: 'Temporal is unavailable; try connect again shortly' }, 503);
   }
   return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import { listUsableAccounts } from '../../store/accounts.js';
 import { disconnectAccount } from '../connections/disconnect-account.js';
 import { defineMetaTool } from './meta-tool.js';
@@ -22,7 +22,7 @@ export const disconnect = defineMetaTool({
     const target = args.account
       ? own.find((a) => a.id === args.account || a.label === args.account)
       : (own.find((a) => a.isDefault) ?? own[0]);
-    if (!target) throw new ToolError({ error: `No connected account matches ${args.account ?? args.integration}` }, 404);
+    if (!target) throw new MetaToolError({ error: `No connected account matches ${args.account ?? args.integration}` }, 404);
     const { revoked } = await disconnectAccount(ctx, target);
     return { disconnected: true, integration: target.integration, account: target.id, revoked };
   },

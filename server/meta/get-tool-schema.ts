@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import { loadCallerView, mayUse } from '../catalog/caller-view.js';
 import { argumentsJsonSchema } from '../catalog/tool-search.js';
 import { defineMetaTool } from './meta-tool.js';
@@ -11,7 +11,7 @@ export const getToolSchema = defineMetaTool({
   async handler(ctx, caller, args) {
     const entry = ctx.registry.toolByFlatName(args.tool);
     // A tool hidden by policy answers like one that does not exist.
-    if (!entry || !mayUse(await loadCallerView(ctx, caller), entry)) throw new ToolError({ error: 'Tool not found' }, 404);
+    if (!entry || !mayUse(await loadCallerView(ctx, caller), entry)) throw new MetaToolError({ error: 'Tool not found' }, 404);
     return { schema: argumentsJsonSchema(entry) };
   },
 });

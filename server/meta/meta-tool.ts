@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Caller } from '../../core/caller.js';
-import { formatIssues, ToolError } from '../../core/errors.js';
+import { formatIssues, MetaToolError } from '../../core/errors.js';
 import type { ServiceContext } from '../context.js';
 
 /**
@@ -26,7 +26,7 @@ export async function runMetaTool(tool: MetaTool, ctx: ServiceContext, caller: C
     const body = tool.invalidArguments?.(parsed.error.issues) ?? {
       error: `Invalid arguments for ${tool.name}: ${formatIssues(parsed.error.issues)}`,
     };
-    throw new ToolError(body as ToolError['body'], 400);
+    throw new MetaToolError(body as MetaToolError['body'], 400);
   }
   return tool.handler(ctx, caller, parsed.data);
 }

@@ -1,5 +1,5 @@
 import express, { type Request, type Response, Router } from 'express';
-import { ToolError } from '../../core/errors.js';
+import { MetaToolError } from '../../core/errors.js';
 import type { AuthMode, Provider } from '../../providers/sdk.js';
 import { listUsableAccounts } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
@@ -130,7 +130,7 @@ export function integrationsRouter(ctx: ServiceContext): Router {
       const started = await startConnection(ctx, me.caller, name, { accountScope: forOrg ? 'tenant' : 'user' });
       res.redirect(303, started.url);
     } catch (err) {
-      if (!(err instanceof ToolError)) throw err;
+      if (!(err instanceof MetaToolError)) throw err;
       res.status(err.status).send(messagePage('Cannot connect', err.message, 'bad'));
     }
   });

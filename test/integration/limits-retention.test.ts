@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPruneActivities } from '../../activities/prune.js';
 import { ensurePruneSchedule, pruneScheduleId } from '../../bin/support/prune-schedule.js';
 import type { Caller } from '../../core/caller.js';
-import type { ToolError } from '../../core/errors.js';
+import type { MetaToolError } from '../../core/errors.js';
 import { chargeCalls } from '../../server/execution/call-limits.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 
@@ -120,7 +120,7 @@ describe('call budgets', () => {
     const keyId = await keyIdOf(template);
     const delegate = (userId: string): Caller => ({ tenantId: `ten_${keyId}`, userId, roles: ['member'], keyId, sourceKey: true });
     await chargeCalls(stack.services, delegate('usr_delegate_a'), 500);
-    const refusedA = await chargeCalls(stack.services, delegate('usr_delegate_a'), 1).catch((err: ToolError) => err);
+    const refusedA = await chargeCalls(stack.services, delegate('usr_delegate_a'), 1).catch((err: MetaToolError) => err);
     expect(refusedA).toMatchObject({ status: 429 });
     // The other delegate of the same key still has its whole budget.
     await expect(chargeCalls(stack.services, delegate('usr_delegate_b'), 100)).resolves.toBeUndefined();
