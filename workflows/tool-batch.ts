@@ -18,7 +18,7 @@ import { SA } from '../core/search-attributes.js';
  * arguments — the activities look the credentials up.
  *
  * The calls run as local activities: in the worker that runs the batch's workflow task, with no
- * trip through Temporal's task queues per call (see README "Performance"). Batches recorded
+ * trip through Temporal's task queues per call (see bench/README.md). Batches recorded
  * before that change (no `local-tool-calls` marker in their history) replay with normal ones.
  */
 
