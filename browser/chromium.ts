@@ -50,16 +50,30 @@ export function egressArgs(proxyUrl: string): string[] {
 /** CHROMIUM_SANDBOX: `auto` falls back to no sandbox (with a warning) where the kernel refuses it; `required` refuses to start. */
 export type SandboxMode = 'auto' | 'required';
 
-export interface ChromiumLaunchOptions {
+/** The operator's chromium settings, the same for every browser Switchboard starts. */
+export interface ChromiumSettings {
   /** CHROMIUM_PATH; default the first of CHROMIUM_CANDIDATES. */
   chromiumPath?: string;
+  /** CHROMIUM_RUN_AS: the uid and gid chromium runs as when this process is root. */
+  runAs: { uid: number; gid: number };
+  /** CHROMIUM_SANDBOX. */
+  sandbox: SandboxMode;
+}
+
+/** The chromium settings of this process's config. */
+export function chromiumSettings(config: {
+  CHROMIUM_PATH?: string;
+  CHROMIUM_RUN_AS: { uid: number; gid: number };
+  CHROMIUM_SANDBOX: SandboxMode;
+}): ChromiumSettings {
+  return { chromiumPath: config.CHROMIUM_PATH, runAs: config.CHROMIUM_RUN_AS, sandbox: config.CHROMIUM_SANDBOX };
+}
+
+export interface ChromiumLaunchOptions extends ChromiumSettings {
   /** The egress proxy every connection goes through (egress-proxy.ts). */
   proxyUrl: string;
   /** Flags of this use on top of QUIET_CHROMIUM_ARGS and egressArgs. */
   extraArgs?: readonly string[];
-  /** CHROMIUM_RUN_AS: the uid and gid chromium runs as when this process is root. */
-  runAs: { uid: number; gid: number };
-  sandbox: SandboxMode;
   logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -95,7 +109,7 @@ function dropRootWrapper(executablePath: string, runAs: { uid: number; gid: numb
     const file = path.join(dir, 'chromium-as-user');
     const owner = `${runAs.uid}:${runAs.gid}`;
     const script = `#!/bin/sh
-# Written by Switchboard (activities/builtins/chromium.ts): runs chromium as ${owner}, not root.
+# Written by Switchboard (browser/chromium.ts): runs chromium as ${owner}, not root.
 set -e
 profile=
 for arg in "$@"; do
