@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { ExtractedItem } from '../providers/browser/engine.js';
+import type { Guard } from './first-failure.js';
 import { SETTLE_MAX_MS } from './page-settle.js';
-
-type Guard = <R>(p: Promise<R>) => Promise<R>;
 
 const TEXT_PER_ITEM = 2000;
 

@@ -1,3 +1,6 @@
+/** `p`, unless the page call fails first (FirstFailure.guard). */
+export type Guard = <R>(p: Promise<R>) => Promise<R>;
+
 /**
  * The first thing that went wrong in one page call (a refusal, the time limit, the size limit,
  * cancellation). It wins over whatever fails after it, and `guard` ends any wait of the call as
@@ -24,7 +27,7 @@ export class FirstFailure {
   };
 
   /** `p`, unless the call fails first. */
-  readonly guard = <R>(p: Promise<R>): Promise<R> => Promise.race([p, this.failed]);
+  readonly guard: Guard = (p) => Promise.race([p, this.failed]);
 }
 
 /**

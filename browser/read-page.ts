@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { PageLink } from '../providers/browser/engine.js';
-
-type Guard = <R>(p: Promise<R>) => Promise<R>;
+import type { Guard } from './first-failure.js';
 
 export interface RenderedPage {
   title: string;

@@ -1,6 +1,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import type { Screenshot } from '../providers/browser/engine.js';
 import { VIEWPORT } from './blank-pages.js';
+import type { Guard } from './first-failure.js';
 
 /** A full-page screenshot covers at most this many CSS pixels of height. */
 export const FULL_PAGE_MAX_HEIGHT = 6000;
@@ -14,8 +15,6 @@ const SCREENSHOT_LADDER: readonly [width: number, quality: number][] = [
   [320, 25],
   [240, 20],
 ];
-
-type Guard = <R>(p: Promise<R>) => Promise<R>;
 
 /** Width and height of a JPEG, from its SOF marker. */
 export function jpegSize(data: Buffer): { width: number; height: number } | undefined {
