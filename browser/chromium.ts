@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Browser } from 'playwright-core';
+import type { Config } from '../core/config.js';
 
 /** Where Debian (and most distributions) install chromium. */
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -60,12 +61,10 @@ export interface ChromiumSettings {
   sandbox: SandboxMode;
 }
 
+export type ChromiumConfig = Pick<Config, 'CHROMIUM_PATH' | 'CHROMIUM_RUN_AS' | 'CHROMIUM_SANDBOX'>;
+
 /** The chromium settings of this process's config. */
-export function chromiumSettings(config: {
-  CHROMIUM_PATH?: string;
-  CHROMIUM_RUN_AS: { uid: number; gid: number };
-  CHROMIUM_SANDBOX: SandboxMode;
-}): ChromiumSettings {
+export function chromiumSettings(config: ChromiumConfig): ChromiumSettings {
   return { chromiumPath: config.CHROMIUM_PATH, runAs: config.CHROMIUM_RUN_AS, sandbox: config.CHROMIUM_SANDBOX };
 }
 

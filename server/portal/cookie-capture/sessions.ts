@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BrowserContext, Page } from 'playwright-core';
-import { type ChromiumSettings, chromiumSettings } from '../../../browser/chromium.js';
+import { type ChromiumConfig, type ChromiumSettings, chromiumSettings } from '../../../browser/chromium.js';
 import type { Lookup } from '../../../browser/egress-policy.js';
 import type { EgressProxy } from '../../../browser/egress-proxy.js';
 import { openServiceOnlyContext, type ServiceOnlyContext, serviceOnlyChromium } from '../../../browser/service-only-browser.js';
@@ -62,11 +62,11 @@ let shared: SharedChromium | undefined;
 let liveContexts = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
-/** The process's capture chromium; the first session's settings start it (they are the process's config). */
-function sharedBrowser(options: ChromiumSettings, logger: Logger): SharedChromium {
+/** The process's capture chromium (its settings are the process's config, the same for every session). */
+function captureChromium(settings: ChromiumSettings, logger: Logger): SharedChromium {
   if (idleTimer) clearTimeout(idleTimer);
   idleTimer = undefined;
-  shared ??= serviceOnlyChromium(options, logger);
+  shared ??= serviceOnlyChromium(settings, logger);
   return shared;
 }
 
@@ -137,7 +137,8 @@ export interface CaptureLimits {
   framesPerSec: number;
 }
 
-export interface CaptureSessionsOptions extends ChromiumSettings {
+export interface CaptureSessionsOptions {
+  chromium: ChromiumSettings;
   timeoutMs: number;
   logger: Logger;
   limits: CaptureLimits;
@@ -147,7 +148,7 @@ export interface CaptureSessionsOptions extends ChromiumSettings {
 
 /** The capture options of this process's config. */
 export function captureSessionsOptions(
-  config: Parameters<typeof chromiumSettings>[0] & {
+  config: ChromiumConfig & {
     COOKIE_CAPTURE_TIMEOUT_SEC: number;
     COOKIE_CAPTURE_MAX_SESSIONS: number;
     COOKIE_CAPTURE_MAX_PER_TENANT: number;
@@ -157,7 +158,7 @@ export function captureSessionsOptions(
   logger: Logger,
 ): CaptureSessionsOptions {
   return {
-    ...chromiumSettings(config),
+    chromium: chromiumSettings(config),
     timeoutMs: config.COOKIE_CAPTURE_TIMEOUT_SEC * 1000,
     logger,
     limits: {
@@ -251,7 +252,7 @@ export class CaptureSessions {
     liveContexts += 1;
     let opened: ServiceOnlyContext | undefined;
     try {
-      const { browser } = await sharedBrowser(this.options, this.options.logger).get();
+      const { browser } = await captureChromium(this.options.chromium, this.options.logger).get();
       opened = await openServiceOnlyContext(
         browser,
         { loginUrl: input.loginUrl, cookieDomain: input.cookieDomain, loginUrlFromOperator: input.loginUrlFromOperator ?? false },
