@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { RecentResult } from '../core/recent-result.js';
 import type { ServiceContext } from './context.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -40,34 +41,17 @@ async function probe(ctx: ServiceContext): Promise<Readiness> {
   return { ok: temporal === 'up' && postgres === 'up', temporal, postgres };
 }
 
-/** One probe in flight at a time per process, its answer reused for READINESS_CACHE_MS. */
-class CachedReadiness {
-  private last?: { at: number; value: Readiness };
-  private inFlight?: Promise<Readiness>;
-  constructor(private readonly ctx: ServiceContext) {}
-
-  current(): Promise<Readiness> {
-    if (this.last && performance.now() - this.last.at < READINESS_CACHE_MS) return Promise.resolve(this.last.value);
-    this.inFlight ??= probe(this.ctx)
-      .then((value) => {
-        this.last = { at: performance.now(), value };
-        return value;
-      })
-      .finally(() => {
-        this.inFlight = undefined;
-      });
-    return this.inFlight;
-  }
-}
-
-/** Shared by the service port and the operator port of one process. */
-const cache = new WeakMap<ServiceContext, CachedReadiness>();
+/**
+ * One probe in flight at a time per process, its answer reused for READINESS_CACHE_MS; shared by
+ * the service port and the operator port of one process.
+ */
+const cache = new WeakMap<ServiceContext, RecentResult<Readiness>>();
 
 /** /readyz: 200 when Temporal and Postgres both answer, else 503 naming the one that is down (at most READINESS_CACHE_MS old). */
 export async function readiness(ctx: ServiceContext, _req: Request, res: Response): Promise<void> {
   let cached = cache.get(ctx);
   if (!cached) {
-    cached = new CachedReadiness(ctx);
+    cached = new RecentResult(READINESS_CACHE_MS, () => probe(ctx));
     cache.set(ctx, cached);
   }
   const value = await cached.current();

@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { type BuiltinServices, createBuiltinServices } from '../../activities/builtins/index.js';
+import { type BuiltinServices, createBuiltinServices } from '../../activities/tool-services.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { SA } from '../../core/search-attributes.js';
 import { TokenSigner } from '../../core/signed-tokens.js';

@@ -3,7 +3,7 @@ import type { CallerOwner } from '../../core/caller.js';
 /**
  * What the browser tools need from the process that hosts them: a headless browser behind the
  * network policy (`core/network-policy.ts`). The worker supplies it through
- * `ToolContext.services` (`activities/builtins/browser-engine.ts`); providers never launch it.
+ * `ToolContext.services` (`browser/engine.ts`); providers never launch it.
  *
  * Every method loads `url` in a fresh browser context and closes it after. It rejects with an
  * Error that says why when the page (after DNS, after any redirect) is at a refused address, or

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { captureEgressPolicy } from '../../server/portal/cookie-capture/sessions.js';
+import { serviceOnlyEgressPolicy } from '../../browser/egress-policy.js';
 
 /** DNS for the test: public names resolve to a public address, `evil.news.example` to the metadata address. */
 const lookup = async (host: string) => [{ address: host === 'evil.news.example' ? '169.254.169.254' : '93.184.216.34', family: 4 }];
 
 describe('capture egress policy (finding 4)', () => {
-  const hn = captureEgressPolicy(
+  const hn = serviceOnlyEgressPolicy(
     { loginUrl: 'https://news.example/login', cookieDomain: 'news.example', loginUrlFromOperator: false },
     lookup,
   );
@@ -24,7 +24,7 @@ describe('capture egress policy (finding 4)', () => {
   });
 
   it("finding 4: an operator's loopback login URL allows exactly its host and port; nothing else at that address", async () => {
-    const local = captureEgressPolicy(
+    const local = serviceOnlyEgressPolicy(
       { loginUrl: 'http://127.0.0.1:4100/login', cookieDomain: '127.0.0.1', loginUrlFromOperator: true },
       lookup,
     );
@@ -33,7 +33,7 @@ describe('capture egress policy (finding 4)', () => {
     expect((await local.resolve('localhost', 4100)).ok).toBe(false);
     expect((await local.resolve('0.0.1', 80)).ok).toBe(false);
     // The manifest's own login URL is not trusted at a private address.
-    const manifest = captureEgressPolicy(
+    const manifest = serviceOnlyEgressPolicy(
       { loginUrl: 'http://10.0.0.5/login', cookieDomain: '10.0.0.5', loginUrlFromOperator: false },
       lookup,
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EgressPolicy } from '../../activities/builtins/egress-policy.js';
+import { EgressPolicy } from '../../browser/egress-policy.js';
 import { loadConfig } from '../../core/config.js';
 import {
   classifyAddress,

@@ -1,27 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, type SandboxMode } from '../../../activities/builtins/chromium.js';
-import { EgressPolicy, type HostScope, type Lookup } from '../../../activities/builtins/egress-policy.js';
-import { type EgressProxy, startEgressProxy } from '../../../activities/builtins/egress-proxy.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { type ChromiumConfig, type ChromiumSettings, chromiumSettings } from '../../../browser/chromium.js';
+import type { Lookup } from '../../../browser/egress-policy.js';
+import type { EgressProxy } from '../../../browser/egress-proxy.js';
+import { openServiceOnlyContext, type ServiceOnlyContext, serviceOnlyChromium } from '../../../browser/service-only-browser.js';
+import type { SharedChromium } from '../../../browser/shared-chromium.js';
 import type { CallerOwner } from '../../../core/caller.js';
-import { type AllowedHost, normalizeHost, parseIp } from '../../../core/network-policy.js';
+import { RecentResult } from '../../../core/recent-result.js';
 
 /**
  * Capture sessions: a browser Switchboard runs for a human who signs in to a cookie service
- * live. One chromium per server process (the same launcher as the browser built-in: not root,
- * sandboxed, every connection through an egress proxy), launched on first use and closed after a
- * minute without sessions; one browser context per capture session (nothing shared between
- * humans) with its own egress proxy that reaches only the service's hosts, closed on Capture,
- * Cancel, or after COOKIE_CAPTURE_TIMEOUT_SEC (never outliving its connection attempt).
+ * live. One chromium per server process (browser/service-only-browser.ts: the same launcher as
+ * the browser built-in, not root, sandboxed, every connection through an egress proxy), launched
+ * on first use and closed after a minute without sessions; one browser context per capture
+ * session (nothing shared between humans) with its own egress proxy that reaches only the
+ * service's hosts, closed on Capture, Cancel, or after COOKIE_CAPTURE_TIMEOUT_SEC (never
+ * outliving its connection attempt).
  */
 
 export const VIEWPORT = { width: 1024, height: 768 } as const;
 const IDLE_CLOSE_MS = 60_000;
 const NAVIGATION_TIMEOUT_MS = 20_000;
-/** A capture page's responses: larger than the built-in's (a human signs in to a full web app), still bounded. */
-const MAX_RESPONSE_BYTES = 25 * 1024 * 1024;
-const MAX_TUNNEL_BYTES = 250 * 1024 * 1024;
 
 /** Keys forwarded by name; printable characters go through `type`. */
 export const FORWARDED_KEYS = new Set([
@@ -56,88 +56,18 @@ export function cookieMatchesDomain(cookieDomain: string, serviceHost: string): 
   return domain === host || (host.endsWith(`.${domain}`) && domain.includes('.'));
 }
 
-/** Hosts the remote browser may navigate its page to: the service's domain family and the login host. */
-export function isServiceHost(host: string, serviceHost: string, loginHost: string): boolean {
-  const h = host.toLowerCase();
-  const d = serviceHost.toLowerCase();
-  return h === loginHost.toLowerCase() || h === d || h.endsWith(`.${d}`) || (d.endsWith(`.${h}`) && h.includes('.'));
-}
-
-/**
- * Where a capture browser may go: the service's domain family (its cookie domain, subdomains and
- * parent domain) at public addresses, and the login URL's exact host and port at any address
- * when the operator set that URL (a staging or test site on a private or loopback address).
- * Every connection of the session's context (each redirect hop, pop-up, frame, subresource and
- * socket) goes through a proxy holding this policy, so a redirect on the service's host cannot
- * send the server's browser to a metadata address, Temporal UI or /metrics.
- */
-export function captureEgressPolicy(
-  input: { loginUrl: string; cookieDomain: string; loginUrlFromOperator: boolean },
-  lookup?: Lookup,
-): EgressPolicy {
-  const login = new URL(input.loginUrl);
-  const loginHost = login.hostname.replace(/^\[|\]$/g, '');
-  // An address has no domain family: `0.0.1` is not "a parent domain" of 127.0.0.1.
-  const ipService = parseIp(input.cookieDomain) !== undefined;
-  const scope: HostScope = {
-    includes: (host) =>
-      ipService
-        ? host === normalizeHost(input.cookieDomain) || host === normalizeHost(loginHost)
-        : isServiceHost(host, input.cookieDomain, loginHost),
-    description: `one of the hosts of ${input.cookieDomain}, the service being signed in to`,
-  };
-  const trusted: AllowedHost[] = input.loginUrlFromOperator
-    ? [{ host: loginHost, port: Number(login.port || (login.protocol === 'https:' ? 443 : 80)) }]
-    : [];
-  return new EgressPolicy(trusted, lookup, scope);
-}
-
-/** Refuses everything: the launch-wide proxy, for any connection outside a session's own. */
-const NOWHERE: HostScope = { includes: () => false, description: "a capture session's service" };
-
 // ---- the process's one browser ----
 
-interface CaptureBrowser {
-  browser: Browser;
-  /** Launch-wide proxy refusing everything: a context without its own proxy reaches nothing. */
-  proxy: EgressProxy;
-  sandboxed: boolean;
-}
-
-export interface CaptureBrowserOptions {
-  chromiumPath?: string;
-  runAs: { uid: number; gid: number };
-  sandbox: SandboxMode;
-}
-
-let shared: Promise<CaptureBrowser> | undefined;
+let shared: SharedChromium | undefined;
 let liveContexts = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
-function sharedBrowser(options: CaptureBrowserOptions, logger: Logger): Promise<CaptureBrowser> {
+/** The process's capture chromium (its settings are the process's config, the same for every session). */
+function captureChromium(settings: ChromiumSettings, logger: Logger): SharedChromium {
   if (idleTimer) clearTimeout(idleTimer);
   idleTimer = undefined;
-  if (shared) return shared;
-  const launching = (async () => {
-    const proxy = await startEgressProxy(new EgressPolicy([], undefined, NOWHERE), { maxResponseBytes: 0, maxTunnelBytes: 0 }, logger);
-    try {
-      const launched = await launchChromium({ ...options, proxyUrl: proxy.url, logger: logger.child({ component: 'capture-browser' }) });
-      launched.browser.on('disconnected', () => {
-        if (shared === launching) shared = undefined;
-        void proxy.close();
-      });
-      logger.info({ version: launched.browser.version(), sandboxed: launched.sandboxed }, 'capture browser started');
-      return { browser: launched.browser, proxy, sandboxed: launched.sandboxed };
-    } catch (err) {
-      await proxy.close();
-      throw err;
-    }
-  })();
-  shared = launching;
-  launching.catch(() => {
-    if (shared === launching) shared = undefined;
-  });
-  return launching;
+  shared ??= serviceOnlyChromium(settings, logger);
+  return shared;
 }
 
 function releaseContext(): void {
@@ -156,9 +86,7 @@ export async function closeCaptureBrowser(): Promise<void> {
   idleTimer = undefined;
   const closing = shared;
   shared = undefined;
-  const running = await closing?.catch(() => undefined);
-  await running?.browser.close().catch(() => {});
-  await running?.proxy.close();
+  await closing?.close();
 }
 
 // ---- sessions ----
@@ -181,9 +109,8 @@ export interface CaptureSession {
   closed: boolean;
   capturing: boolean;
   timer?: NodeJS.Timeout;
-  pendingFrame?: Promise<Buffer>;
-  /** The last frame and when it was taken: requests within the frame interval get it again. */
-  lastFrame?: { at: number; image: Buffer };
+  /** What the page shows, at most COOKIE_CAPTURE_FRAMES_PER_SEC screenshots a second (see `frame`). */
+  readonly frames: RecentResult<Buffer>;
   inputs: Promise<unknown>;
 }
 
@@ -210,7 +137,8 @@ export interface CaptureLimits {
   framesPerSec: number;
 }
 
-export interface CaptureSessionsOptions extends CaptureBrowserOptions {
+export interface CaptureSessionsOptions {
+  chromium: ChromiumSettings;
   timeoutMs: number;
   logger: Logger;
   limits: CaptureLimits;
@@ -220,10 +148,7 @@ export interface CaptureSessionsOptions extends CaptureBrowserOptions {
 
 /** The capture options of this process's config. */
 export function captureSessionsOptions(
-  config: {
-    CHROMIUM_PATH?: string;
-    CHROMIUM_RUN_AS: { uid: number; gid: number };
-    CHROMIUM_SANDBOX: SandboxMode;
+  config: ChromiumConfig & {
     COOKIE_CAPTURE_TIMEOUT_SEC: number;
     COOKIE_CAPTURE_MAX_SESSIONS: number;
     COOKIE_CAPTURE_MAX_PER_TENANT: number;
@@ -233,9 +158,7 @@ export function captureSessionsOptions(
   logger: Logger,
 ): CaptureSessionsOptions {
   return {
-    chromiumPath: config.CHROMIUM_PATH,
-    runAs: config.CHROMIUM_RUN_AS,
-    sandbox: config.CHROMIUM_SANDBOX,
+    chromium: chromiumSettings(config),
     timeoutMs: config.COOKIE_CAPTURE_TIMEOUT_SEC * 1000,
     logger,
     limits: {
@@ -327,40 +250,15 @@ export class CaptureSessions {
   private async start(input: OpenCapture): Promise<CaptureSession> {
     const log = this.options.logger.child({ attemptId: input.attemptId, integration: input.integration });
     liveContexts += 1;
-    let context: BrowserContext | undefined;
-    let proxy: EgressProxy | undefined;
+    let opened: ServiceOnlyContext | undefined;
     try {
-      const { browser } = await sharedBrowser(this.options, this.options.logger);
-      const policy = captureEgressPolicy(
+      const { browser } = await captureChromium(this.options.chromium, this.options.logger).get();
+      opened = await openServiceOnlyContext(
+        browser,
         { loginUrl: input.loginUrl, cookieDomain: input.cookieDomain, loginUrlFromOperator: input.loginUrlFromOperator ?? false },
-        this.options.lookup,
+        { viewport: VIEWPORT, lookup: this.options.lookup, logger: log },
       );
-      proxy = await startEgressProxy(policy, { maxResponseBytes: MAX_RESPONSE_BYTES, maxTunnelBytes: MAX_TUNNEL_BYTES }, log);
-      context = await browser.newContext({
-        // Every connection of this context (pop-ups and frames included) goes through its own proxy.
-        proxy: { server: proxy.url },
-        viewport: VIEWPORT,
-        deviceScaleFactor: 1,
-        acceptDownloads: false,
-        serviceWorkers: 'block',
-        locale: 'en-US',
-        // Headless chromium announces itself; services that refuse it would refuse the human.
-        userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36`,
-      });
-      const page = await context.newPage();
-      // Pop-ups would be invisible to the human; they are closed (their requests meet the same policy).
-      context.on('page', (popup) => {
-        if (popup !== page) void popup.close().catch(() => {});
-      });
-      // The human sees only the service. Every request of every frame and pop-up is checked here,
-      // for a clear refusal; redirect hops, which do not pass here, the proxy refuses itself.
-      await context.route('**/*', async (route) => {
-        const request = route.request();
-        const verdict = await policy.checkUrl(request.url());
-        if (verdict.ok) return route.continue().catch(() => {});
-        log.info({ url: request.url().slice(0, 200), reason: verdict.reason }, 'capture browser: request off the service blocked');
-        return route.abort('blockedbyclient').catch(() => {});
-      });
+      const { context, page, proxy } = opened;
       const session: CaptureSession = {
         id: randomBytes(18).toString('base64url'),
         attemptId: input.attemptId,
@@ -374,6 +272,9 @@ export class CaptureSessions {
         proxy,
         closed: false,
         capturing: false,
+        frames: new RecentResult(1000 / this.options.limits.framesPerSec, () =>
+          page.screenshot({ type: 'jpeg', quality: 70, timeout: 10_000, caret: 'initial' }),
+        ),
         inputs: Promise.resolve(),
       };
       this.sessions.set(session.id, session);
@@ -387,8 +288,8 @@ export class CaptureSessions {
       log.info({ captureSessionId: session.id }, 'capture session opened');
       return session;
     } catch (err) {
-      await context?.close().catch(() => {});
-      await proxy?.close();
+      await opened?.context.close().catch(() => {});
+      await opened?.proxy.close();
       releaseContext();
       throw err;
     }
@@ -414,18 +315,7 @@ export class CaptureSessions {
    * a request within the interval gets the last frame again, and concurrent callers share one.
    */
   frame(session: CaptureSession): Promise<Buffer> {
-    const interval = 1000 / this.options.limits.framesPerSec;
-    if (session.lastFrame && Date.now() - session.lastFrame.at < interval) return Promise.resolve(session.lastFrame.image);
-    session.pendingFrame ??= session.page
-      .screenshot({ type: 'jpeg', quality: 70, timeout: 10_000, caret: 'initial' })
-      .then((image) => {
-        session.lastFrame = { at: Date.now(), image };
-        return image;
-      })
-      .finally(() => {
-        session.pendingFrame = undefined;
-      });
-    return session.pendingFrame;
+    return session.frames.current();
   }
 
   /** Runs one forwarded input after the ones before it, in the order they came. */

@@ -9,7 +9,7 @@ import {
   isRefusedHostname,
   normalizeHost,
   parseIp,
-} from '../../core/network-policy.js';
+} from '../core/network-policy.js';
 
 /** Where a host may be reached: the address to connect to, or why not. */
 export type Resolution = { ok: true; address: string; family: 4 | 6 } | Refusal;
@@ -20,8 +20,9 @@ export type Refusal = { ok: false; reason: string; unresolved?: true };
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
 /**
- * Where a browser may go at all, before addresses: cookie capture's is the service's domains.
- * Hosts outside it are refused whatever they resolve to; hosts inside still need allowed addresses.
+ * Where a browser may go at all, before addresses: cookie capture's is the service's domains
+ * (serviceOnlyEgressPolicy). Hosts outside it are refused whatever they resolve to; hosts inside
+ * still need allowed addresses.
  */
 export interface HostScope {
   includes(host: string): boolean;
@@ -36,7 +37,8 @@ const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: tr
  * is allowed (core/network-policy.ts), or when the operator allow-listed it (BROWSER_ALLOWED_HOSTS).
  * The egress proxy connects to exactly the address this answered, so a name cannot resolve one
  * way for the check and another way for the connection. With a scope, hosts outside it are
- * refused first (allow-listed entries are inside it).
+ * refused first (allow-listed entries are inside it). The browser built-in's is the open web
+ * (`new EgressPolicy(BROWSER_ALLOWED_HOSTS)`); cookie capture's are the variants below.
  */
 export class EgressPolicy {
   constructor(
@@ -92,4 +94,54 @@ export class EgressPolicy {
     const resolution = await this.resolve(parsed.hostname, port);
     return resolution.ok ? { ok: true } : resolution;
   }
+}
+
+/** Hosts the remote browser may navigate its page to: the service's domain family and the login host. */
+export function isServiceHost(host: string, serviceHost: string, loginHost: string): boolean {
+  const h = host.toLowerCase();
+  const d = serviceHost.toLowerCase();
+  return h === loginHost.toLowerCase() || h === d || h.endsWith(`.${d}`) || (d.endsWith(`.${h}`) && h.includes('.'));
+}
+
+/** The service a capture browser signs in to. */
+export interface ServiceHosts {
+  loginUrl: string;
+  /** The host whose cookies capture keeps. */
+  cookieDomain: string;
+  /** True when the operator set the login URL: its exact host and port may then be private. */
+  loginUrlFromOperator: boolean;
+}
+
+/**
+ * Where a capture browser may go: the service's domain family (its cookie domain, subdomains and
+ * parent domain) at public addresses, and the login URL's exact host and port at any address
+ * when the operator set that URL (a staging or test site on a private or loopback address).
+ * Every connection of the session's context (each redirect hop, pop-up, frame, subresource and
+ * socket) goes through a proxy holding this policy, so a redirect on the service's host cannot
+ * send the server's browser to a metadata address, Temporal UI or /metrics.
+ */
+export function serviceOnlyEgressPolicy(service: ServiceHosts, lookup?: Lookup): EgressPolicy {
+  const login = new URL(service.loginUrl);
+  const loginHost = login.hostname.replace(/^\[|\]$/g, '');
+  // An address has no domain family: `0.0.1` is not "a parent domain" of 127.0.0.1.
+  const ipService = parseIp(service.cookieDomain) !== undefined;
+  const scope: HostScope = {
+    includes: (host) =>
+      ipService
+        ? host === normalizeHost(service.cookieDomain) || host === normalizeHost(loginHost)
+        : isServiceHost(host, service.cookieDomain, loginHost),
+    description: `one of the hosts of ${service.cookieDomain}, the service being signed in to`,
+  };
+  const trusted: AllowedHost[] = service.loginUrlFromOperator
+    ? [{ host: loginHost, port: Number(login.port || (login.protocol === 'https:' ? 443 : 80)) }]
+    : [];
+  return new EgressPolicy(trusted, lookup, scope);
+}
+
+/**
+ * Refuses everything ("<host> is not <purpose>"): the policy of a launch-wide proxy that no
+ * connection should use, because every browser context names a proxy of its own.
+ */
+export function refuseAllEgressPolicy(purpose: string): EgressPolicy {
+  return new EgressPolicy([], undefined, { includes: () => false, description: purpose });
 }

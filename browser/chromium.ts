@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Browser } from 'playwright-core';
+import type { Config } from '../core/config.js';
 
 /** Where Debian (and most distributions) install chromium. */
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -50,16 +51,28 @@ export function egressArgs(proxyUrl: string): string[] {
 /** CHROMIUM_SANDBOX: `auto` falls back to no sandbox (with a warning) where the kernel refuses it; `required` refuses to start. */
 export type SandboxMode = 'auto' | 'required';
 
-export interface ChromiumLaunchOptions {
+/** The operator's chromium settings, the same for every browser Switchboard starts. */
+export interface ChromiumSettings {
   /** CHROMIUM_PATH; default the first of CHROMIUM_CANDIDATES. */
   chromiumPath?: string;
+  /** CHROMIUM_RUN_AS: the uid and gid chromium runs as when this process is root. */
+  runAs: { uid: number; gid: number };
+  /** CHROMIUM_SANDBOX. */
+  sandbox: SandboxMode;
+}
+
+export type ChromiumConfig = Pick<Config, 'CHROMIUM_PATH' | 'CHROMIUM_RUN_AS' | 'CHROMIUM_SANDBOX'>;
+
+/** The chromium settings of this process's config. */
+export function chromiumSettings(config: ChromiumConfig): ChromiumSettings {
+  return { chromiumPath: config.CHROMIUM_PATH, runAs: config.CHROMIUM_RUN_AS, sandbox: config.CHROMIUM_SANDBOX };
+}
+
+export interface ChromiumLaunchOptions extends ChromiumSettings {
   /** The egress proxy every connection goes through (egress-proxy.ts). */
   proxyUrl: string;
   /** Flags of this use on top of QUIET_CHROMIUM_ARGS and egressArgs. */
   extraArgs?: readonly string[];
-  /** CHROMIUM_RUN_AS: the uid and gid chromium runs as when this process is root. */
-  runAs: { uid: number; gid: number };
-  sandbox: SandboxMode;
   logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -95,7 +108,7 @@ function dropRootWrapper(executablePath: string, runAs: { uid: number; gid: numb
     const file = path.join(dir, 'chromium-as-user');
     const owner = `${runAs.uid}:${runAs.gid}`;
     const script = `#!/bin/sh
-# Written by Switchboard (activities/builtins/chromium.ts): runs chromium as ${owner}, not root.
+# Written by Switchboard (browser/chromium.ts): runs chromium as ${owner}, not root.
 set -e
 profile=
 for arg in "$@"; do

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../core/config.js';
-import type { ToolServices } from '../../providers/sdk.js';
-import { createJotsStore } from '../../store/jots.js';
-import type { Queryable } from '../../store/queryable.js';
-import { ChromiumBrowserEngine } from './browser-engine.js';
+import { chromiumSettings } from '../browser/chromium.js';
+import { ChromiumBrowserEngine } from '../browser/engine.js';
+import type { Config } from '../core/config.js';
+import type { ToolServices } from '../providers/sdk.js';
+import { createJotsStore } from '../store/jots.js';
+import type { Queryable } from '../store/queryable.js';
 
 /** What the built-in providers get from the worker, and how to stop it. */
 export interface BuiltinServices extends ToolServices {
@@ -17,13 +18,11 @@ export interface BuiltinServices extends ToolServices {
 export function createBuiltinServices(deps: { pool: Queryable; config: Config; logger: Logger }): BuiltinServices {
   const { config } = deps;
   const browser = new ChromiumBrowserEngine({
+    ...chromiumSettings(config),
     allowedHosts: config.BROWSER_ALLOWED_HOSTS,
     pageTimeoutMs: config.BROWSER_PAGE_TIMEOUT_MS,
     maxPageBytes: config.BROWSER_MAX_PAGE_BYTES,
     maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
-    chromiumPath: config.CHROMIUM_PATH,
-    runAs: config.CHROMIUM_RUN_AS,
-    sandbox: config.CHROMIUM_SANDBOX,
     concurrency: config.BROWSER_CONCURRENCY,
     logger: deps.logger.child({ component: 'browser' }),
   });
