@@ -3,19 +3,21 @@ import { setTimeout } from 'node:timers/promises';
 import { OAuthFlowError, refreshTokens } from '../providers/oauth-client.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Credential } from '../providers/sdk.js';
-import { credentialAad, type StoredCredential } from '../store/accounts.js';
-import { claimRefresh, completeRefresh, readForRefresh, releaseRefresh, renewRefresh } from '../store/credential-refresh.js';
+import { loadCredential, type StoredCredential } from '../store/accounts.js';
+import {
+  claimRefresh,
+  completeRefresh,
+  type RefreshRow,
+  readForRefresh,
+  releaseRefresh,
+  renewRefresh,
+} from '../store/credential-refresh.js';
+import { type LoadedCredential, openLoadedCredential } from '../store/credential-seal.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_MARGIN_MS = 60_000;
-
-export interface LoadedCredential {
-  credential: StoredCredential;
-  version: number;
-  expiresAt: Date | null;
-}
 
 export class CredentialError extends Error {
   constructor(
@@ -79,12 +81,8 @@ export class CredentialStore {
     private readonly onRefresh: (integration: string, outcome: 'ok' | 'failed') => void = () => {},
   ) {}
 
-  async load(account: { tenantId: string; id: string }): Promise<LoadedCredential | undefined> {
-    const { rows } = await this.pool.query(
-      'SELECT credential_sealed, credential_version, access_expires_at FROM accounts WHERE tenant_id = $1 AND id = $2',
-      [account.tenantId, account.id],
-    );
-    return rows[0]?.credential_sealed ? this.open(account, rows[0]) : undefined;
+  load(account: { tenantId: string; id: string }): Promise<LoadedCredential | undefined> {
+    return loadCredential(this.pool, this.keyring, account);
   }
 
   needsRefresh(loaded: LoadedCredential): boolean {
@@ -174,16 +172,10 @@ export class CredentialStore {
       refreshToken: tokens.refreshToken ?? refreshToken,
       tokenType: tokens.tokenType ?? current.credential.tokenType,
     };
-    const sealed = this.keyring.encrypt(JSON.stringify(credential), credentialAad(account.tenantId, account.id));
     const expiresAt = tokens.expiresAt ?? null;
     // Stored even if the lease lapsed meanwhile: the old refresh token is spent, a rotated new one
     // exists only here. Only a newer credential (a reconnect, or another refresh) wins over it.
-    const stored = await completeRefresh(this.pool, account, {
-      version: current.version,
-      sealed,
-      keyId: this.keyring.activeKeyId,
-      expiresAt,
-    });
+    const stored = await completeRefresh(this.pool, this.keyring, account, { version: current.version, credential, expiresAt });
     if (!stored) {
       await releaseRefresh(this.pool, account, leaseId);
       const newer = await this.newerThan(account, current.version);
@@ -201,14 +193,7 @@ export class CredentialStore {
     return this.open(account, { ...row, credential_sealed: row.credential_sealed });
   }
 
-  private open(
-    account: { tenantId: string; id: string },
-    row: { credential_sealed: string; credential_version: number; access_expires_at: Date | null },
-  ): LoadedCredential {
-    return {
-      credential: JSON.parse(this.keyring.decrypt(row.credential_sealed, credentialAad(account.tenantId, account.id))),
-      version: row.credential_version,
-      expiresAt: row.access_expires_at,
-    };
+  private open(account: { tenantId: string; id: string }, row: RefreshRow & { credential_sealed: string }): LoadedCredential {
+    return openLoadedCredential(this.keyring, account, row);
   }
 }

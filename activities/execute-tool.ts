@@ -11,10 +11,11 @@ import { UnsafePathArgument } from '../providers/url-path.js';
 import { type Account, listUsableAccounts, setAccountStatus } from '../store/accounts.js';
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
+import type { LoadedCredential } from '../store/credential-seal.js';
 import { getTenant } from '../store/tenants.js';
 import { getUser } from '../store/users.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
-import { CredentialError, CredentialStore, type LoadedCredential, secretsOf, toToolCredential } from './credentials.js';
+import { CredentialError, CredentialStore, secretsOf, toToolCredential } from './credentials.js';
 import type { ActivityDeps } from './deps.js';
 
 export interface ExecuteToolInput {

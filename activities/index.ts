@@ -1,4 +1,4 @@
-import { createConnectionActivities } from './connection.js';
+import { createConnectionActivities } from '../connections/expire-activity.js';
 import type { ActivityDeps } from './deps.js';
 import { createExecuteActivities } from './execute-tool.js';
 import { createPruneActivities } from './prune.js';

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { type PreparedConnection, prepareConnection } from '../connections/prepare.js';
 import { MetaToolError } from '../core/errors.js';
 import type { ActivityDeps } from './deps.js';
-import { type PreparedConnection, prepareConnection } from './prepare-connection.js';
 
 /** Activities behind `switchboard/workflow`: what an agent's own workflow asks Switchboard to do. */
 export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' | 'registry' | 'config' | 'signer'>) {

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { completeConnection } from '../server/connections/complete-connection.js';
+import { completeConnection } from '../connections/complete.js';
 import { getAttempt } from '../store/connection-attempts.js';
 import { createPool, type Pool } from '../store/database.js';
 import type { Stack } from '../test/support/stack.js';

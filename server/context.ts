@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import type { ConnectionWaiter } from '../connections/waiter.js';
 import type { Config } from '../core/config.js';
 import type { TokenSigner } from '../core/signed-tokens.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
-import type { ConnectionWaiter } from './connection-waiter.js';
 
 /** Everything a request handler may use; built once per process. */
 export interface ServiceContext {

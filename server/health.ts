@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { RecentResult } from '../core/recent-result.js';
+import { pingDatabase } from '../store/ping.js';
 import type { ServiceContext } from './context.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -36,7 +37,7 @@ async function check(fn: () => Promise<unknown>): Promise<'up' | 'down'> {
 async function probe(ctx: ServiceContext): Promise<Readiness> {
   const [temporal, postgres] = await Promise.all([
     check(() => ctx.temporal.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => ctx.temporal.workflowService.getSystemInfo({}))),
-    check(() => ctx.pool.query('SELECT 1')),
+    check(() => pingDatabase(ctx.pool)),
   ]);
   return { ok: temporal === 'up' && postgres === 'up', temporal, postgres };
 }

@@ -1,4 +1,5 @@
 import { sharingAdmits } from '../core/policy.js';
+import { credentialAad, type LoadedCredential, openCredential, openLoadedCredential, sealCredential } from './credential-seal.js';
 import { newId } from './ids.js';
 import type { Keyring } from './keyring.js';
 import { inTransaction, lockKey, type Queryable } from './queryable.js';
@@ -36,9 +37,6 @@ const COLUMNS = `id, tenant_id AS "tenantId", owner_user_id AS "ownerUserId", sc
   is_default AS "isDefault", sharing_roles AS "sharingRoles", status, granted_scopes AS "grantedScopes",
   access_expires_at AS "accessExpiresAt", credential_version AS "credentialVersion",
   (credential_sealed IS NOT NULL) AS "hasCredential"`;
-
-/** Binds a ciphertext to its row: copied into another account, it fails to decrypt. */
-export const credentialAad = (tenantId: string, accountId: string) => `account:${tenantId}:${accountId}:credential`;
 
 export async function getAccount(db: Queryable, tenantId: string, id: string): Promise<Account | undefined> {
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
@@ -116,7 +114,7 @@ const lockOwnerIntegration = (db: Queryable, input: Pick<NewAccount, 'tenantId' 
 
 async function insertLocked(db: Queryable, keyring: Keyring, input: NewAccount): Promise<Account> {
   const id = newId('account');
-  const sealed = input.credential ? keyring.encrypt(JSON.stringify(input.credential), credentialAad(input.tenantId, id)) : null;
+  const sealed = input.credential ? sealCredential(keyring, { tenantId: input.tenantId, id }, input.credential) : undefined;
   const { rows } = await db.query(
     `INSERT INTO accounts (id, tenant_id, owner_user_id, scope, integration, label, is_default, sharing_roles,
         credential_sealed, credential_key_id, granted_scopes, access_expires_at, external_id)
@@ -133,8 +131,8 @@ async function insertLocked(db: Queryable, keyring: Keyring, input: NewAccount):
       input.integration,
       input.label,
       input.sharingRoles ?? [],
-      sealed,
-      sealed ? keyring.activeKeyId : null,
+      sealed?.sealed ?? null,
+      sealed?.keyId ?? null,
       input.grantedScopes ?? [],
       input.accessExpiresAt ?? null,
       input.externalId ?? null,
@@ -146,7 +144,20 @@ async function insertLocked(db: Queryable, keyring: Keyring, input: NewAccount):
 export async function readCredential(db: Queryable, keyring: Keyring, tenantId: string, id: string): Promise<StoredCredential | undefined> {
   const { rows } = await db.query('SELECT credential_sealed FROM accounts WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
   const sealed = rows[0]?.credential_sealed as string | undefined;
-  return sealed ? (JSON.parse(keyring.decrypt(sealed, credentialAad(tenantId, id))) as StoredCredential) : undefined;
+  return sealed ? openCredential(keyring, { tenantId, id }, sealed) : undefined;
+}
+
+/** The account's credential with its version and expiry, as a tool call loads it. */
+export async function loadCredential(
+  db: Queryable,
+  keyring: Keyring,
+  account: { tenantId: string; id: string },
+): Promise<LoadedCredential | undefined> {
+  const { rows } = await db.query(
+    'SELECT credential_sealed, credential_version, access_expires_at FROM accounts WHERE tenant_id = $1 AND id = $2',
+    [account.tenantId, account.id],
+  );
+  return rows[0]?.credential_sealed ? openLoadedCredential(keyring, account, rows[0]) : undefined;
 }
 
 /** Writes a new credential only if nobody else wrote one since `expectedVersion` was read. */
@@ -157,7 +168,7 @@ export async function replaceCredential(
   credential: StoredCredential,
   options: { expectedVersion?: number; accessExpiresAt?: Date | null; grantedScopes?: string[] },
 ): Promise<boolean> {
-  const sealed = keyring.encrypt(JSON.stringify(credential), credentialAad(account.tenantId, account.id));
+  const { sealed, keyId } = sealCredential(keyring, account, credential);
   const { rowCount } = await db.query(
     `UPDATE accounts SET credential_sealed = $3, credential_key_id = $4, access_expires_at = $5,
         granted_scopes = coalesce($6, granted_scopes), credential_version = credential_version + 1,
@@ -167,7 +178,7 @@ export async function replaceCredential(
       account.tenantId,
       account.id,
       sealed,
-      keyring.activeKeyId,
+      keyId,
       options.accessExpiresAt ?? null,
       options.grantedScopes ?? null,
       options.expectedVersion ?? null,
@@ -178,6 +189,18 @@ export async function replaceCredential(
 
 export async function setAccountStatus(db: Queryable, tenantId: string, id: string, status: AccountStatus): Promise<void> {
   await db.query('UPDATE accounts SET status = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [tenantId, id, status]);
+}
+
+/**
+ * Marks an active account needs_reauth, but only while it still holds the credential at
+ * `credentialVersion`: a reconnect since that credential was checked stays active.
+ */
+export async function markNeedsReauth(db: Queryable, account: Pick<Account, 'tenantId' | 'id' | 'credentialVersion'>): Promise<void> {
+  await db.query(
+    `UPDATE accounts SET status = 'needs_reauth', updated_at = now()
+      WHERE tenant_id = $1 AND id = $2 AND credential_version = $3 AND status = 'active'`,
+    [account.tenantId, account.id, account.credentialVersion],
+  );
 }
 
 export async function deleteAccount(db: Queryable, tenantId: string, id: string): Promise<boolean> {

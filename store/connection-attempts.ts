@@ -47,6 +47,11 @@ export async function getAttemptForCaller(db: Queryable, caller: CallerOwner, id
   return rows[0];
 }
 
+/** Forgets an attempt whose workflow never started: nothing can ever finish it. */
+export async function deleteAttempt(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM connection_attempts WHERE id = $1', [id]);
+}
+
 export async function getAttempt(db: Queryable, id: string): Promise<ConnectionAttempt | undefined> {
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id = $1`, [id]);
   return rows[0];

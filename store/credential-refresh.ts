@@ -1,3 +1,6 @@
+import type { StoredCredential } from './accounts.js';
+import { sealCredential } from './credential-seal.js';
+import type { Keyring } from './keyring.js';
 import type { Queryable } from './queryable.js';
 
 /**
@@ -71,15 +74,17 @@ export async function renewRefresh(
  */
 export async function completeRefresh(
   db: Queryable,
+  keyring: Keyring,
   account: { tenantId: string; id: string },
-  update: { version: number; sealed: string; keyId: string; expiresAt: Date | null },
+  update: { version: number; credential: StoredCredential; expiresAt: Date | null },
 ): Promise<boolean> {
+  const { sealed, keyId } = sealCredential(keyring, account, update.credential);
   const { rowCount } = await db.query(
     `UPDATE accounts SET credential_sealed = $4, credential_key_id = $5, access_expires_at = $6,
             credential_version = credential_version + 1, status = 'active', updated_at = now(),
             refresh_lease_id = NULL, refresh_lease_until = NULL
       WHERE tenant_id = $1 AND id = $2 AND credential_version = $3`,
-    [account.tenantId, account.id, update.version, update.sealed, update.keyId, update.expiresAt],
+    [account.tenantId, account.id, update.version, sealed, keyId, update.expiresAt],
   );
   return rowCount === 1;
 }

@@ -1,4 +1,4 @@
 // Every workflow the Switchboard worker runs. The worker bundles this file.
-export { connectionWorkflow } from './connection.js';
+export { connectionWorkflow } from '../connections/workflow.js';
 export { pruneWorkflow } from './prune.js';
 export { toolBatchWorkflow } from './tool-batch.js';

@@ -3,6 +3,7 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type BuiltinServices, createBuiltinServices } from '../../activities/tool-services.js';
+import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { SA } from '../../core/search-attributes.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
@@ -10,7 +11,6 @@ import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { providerEnvSpec } from '../../providers/sdk.js';
-import { ConnectionWaiter } from '../../server/connection-waiter.js';
 import type { ServiceContext } from '../../server/context.js';
 import { createLogger } from '../../server/logger.js';
 import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';

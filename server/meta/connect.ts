@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { prepareConnection } from '../../activities/prepare-connection.js';
+import { prepareConnection } from '../../connections/prepare.js';
+import { connectionWorkflow } from '../../connections/workflow.js';
 import type { Caller } from '../../core/caller.js';
 import { MetaToolError } from '../../core/errors.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
-import { connectionWorkflow } from '../../workflows/connection.js';
+import { deleteAttempt } from '../../store/connection-attempts.js';
 import type { ServiceContext } from '../context.js';
 import { START_TIMEOUT_MS } from '../execution/run-batch.js';
 import { defineMetaTool } from './meta-tool.js';
@@ -46,7 +47,7 @@ export async function startConnection(
       }),
     );
   } catch (err) {
-    await ctx.pool.query('DELETE FROM connection_attempts WHERE id = $1', [prepared.connectionId]);
+    await deleteAttempt(ctx.pool, prepared.connectionId);
     ctx.logger.error({ err: (err as Error).message, integration }, 'could not start the connection workflow');
     throw new MetaToolError({ error: 'Temporal is unavailable; try connect again shortly' }, 503);
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { disconnectAccount } from '../../connections/disconnect.js';
 import { MetaToolError } from '../../core/errors.js';
 import { listUsableAccounts } from '../../store/accounts.js';
-import { disconnectAccount } from '../connections/disconnect-account.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const disconnect = defineMetaTool({

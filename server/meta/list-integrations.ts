@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { withCookieSessionStatus } from '../../connections/cookie-session-status.js';
 import { listUsableAccounts } from '../../store/accounts.js';
-import { withCookieSessionStatus } from '../connections/cookie-sessions.js';
 import { enabledProviders } from './caller-tenant.js';
 import { defineMetaTool } from './meta-tool.js';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WAIT_TIMEOUT_DEFAULT_SEC, WAIT_TIMEOUT_MAX_SEC } from '../../core/connection.js';
 import { MetaToolError } from '../../core/errors.js';
+import { waitAnswer } from '../../core/wait-answer.js';
 import { getAttemptForCaller } from '../../store/connection-attempts.js';
 import { defineMetaTool } from './meta-tool.js';
 
@@ -20,8 +21,7 @@ export const waitForConnection = defineMetaTool({
     const attempt = await getAttemptForCaller(ctx.pool, caller, args.connectionId);
     // Another user's id answers exactly like an unknown one, so ids cannot be probed.
     if (!attempt) throw new MetaToolError({ error: 'Unknown connectionId' }, 404);
-    if (attempt.status === 'CONNECTED') return { status: 'CONNECTED' };
-    if (attempt.status !== 'PENDING') return { status: 'EXPIRED' };
+    if (attempt.status !== 'PENDING') return { status: waitAnswer(attempt.status, { reapedIt: false }) };
     return { status: await ctx.waiter.wait(attempt.id, args.timeoutSec) };
   },
 });

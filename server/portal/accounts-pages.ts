@@ -1,5 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { disconnectAccount } from '../../connections/disconnect.js';
 import { roleNameSchema } from '../../core/policy.js';
 import {
   type Account,
@@ -10,7 +11,6 @@ import {
   setDefaultAccount,
   setSharingRoles,
 } from '../../store/accounts.js';
-import { disconnectAccount } from '../connections/disconnect-account.js';
 import type { ServiceContext } from '../context.js';
 import { csrfToken, requireCsrf } from './csrf.js';
 import { html, messagePage, type SafeHtml } from './html.js';

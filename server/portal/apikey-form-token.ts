@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { type Binding, bindBrowser, isBoundBrowser } from '../../connections/browser-binding.js';
+import { WRONG_ACCOUNT } from '../../connections/flow-owner.js';
 import type { Provider } from '../../providers/sdk.js';
 import type { Account } from '../../store/accounts.js';
-import { type Binding, bindBrowser, isBoundBrowser } from '../connections/browser-binding.js';
-import { WRONG_ACCOUNT } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
 import { integrationPath } from './integrations-pages.js';
 import type { SignedIn } from './signed-in.js';

@@ -1,11 +1,11 @@
 import express, { type Request, type Response, Router } from 'express';
-import { whyMayNotConnect } from '../../activities/prepare-connection.js';
+import { unbindBrowser } from '../../connections/browser-binding.js';
+import { checkContext } from '../../connections/check-context.js';
+import { whyMayNotConnect } from '../../connections/connect-rule.js';
 import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
 import { transaction } from '../../store/queryable.js';
-import { unbindBrowser } from '../connections/browser-binding.js';
-import { checkContext } from '../connections/check-context.js';
 import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
 import { checkForm, type FormToken, formBinding, formTokenText, issueForm, type Target } from './apikey-form-token.js';

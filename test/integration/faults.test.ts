@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeConnection } from '../../server/connections/complete-connection.js';
+import { completeConnection } from '../../connections/complete.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount } from '../support/github-account.js';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectionResolvedSignal, connectionWorkflow } from '../../connections/workflow.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { insertAccount, readCredential, resealCredentials } from '../../store/accounts.js';
 import { createAttempt, getAttempt } from '../../store/connection-attempts.js';
 import { createPool, migrate } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
-import { connectionResolvedSignal, connectionWorkflow } from '../../workflows/connection.js';
 import { createTestUser, type Stack, startStack } from '../support/harness.js';
 
 let stack: Stack;

@@ -16,15 +16,12 @@
 import { ParentClosePolicy, proxyActivities, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ExecuteActivities } from '../../activities/execute-tool.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
+import type { ConnectionWorkflowResult, connectionWorkflow } from '../../connections/workflow.js';
 import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
-import type { ConnectionWorkflowResult, connectionWorkflow } from '../connection.js';
 import { HEARTBEAT_TIMEOUT } from '../tool-batch.js';
 
-export type { AttemptStatus, WaitStatus } from '../../core/connection.js';
-export type { ToolCallRequest, ToolFailure, ToolOutcome } from '../../core/execution.js';
-export { connectionWorkflowId, toolBatchWorkflowId } from '../../core/ids.js';
 export {
   type ConnectionOutcome,
   type ConnectionWorkflowInput,
@@ -32,7 +29,10 @@ export {
   connectionResolvedSignal,
   connectionStatusQuery,
   waitForConnectionUpdate,
-} from '../connection.js';
+} from '../../connections/workflow.js';
+export type { AttemptStatus, WaitStatus } from '../../core/connection.js';
+export type { ToolCallRequest, ToolFailure, ToolOutcome } from '../../core/execution.js';
+export { connectionWorkflowId, toolBatchWorkflowId } from '../../core/ids.js';
 
 export interface SwitchboardOptions {
   /** Who the workflow acts for. Identity comes from here, never from tool arguments. */

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { whyMayNotConnect } from '../../../activities/prepare-connection.js';
+import { type Binding, bindBrowser, isBoundBrowser } from '../../../connections/browser-binding.js';
+import { checkContext } from '../../../connections/check-context.js';
+import { completeConnection } from '../../../connections/complete.js';
+import { whyMayNotConnect } from '../../../connections/connect-rule.js';
+import { linkExpired } from '../../../connections/link-expired.js';
 import { type ConnectionAttempt, getAttempt, isOpenAttempt } from '../../../store/connection-attempts.js';
-import { type Binding, bindBrowser, isBoundBrowser } from '../../connections/browser-binding.js';
-import { checkContext } from '../../connections/check-context.js';
-import { completeConnection } from '../../connections/complete-connection.js';
 import type { ServiceContext } from '../../context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
 import { messagePage, notAllowedPage } from '../html.js';
@@ -257,8 +258,7 @@ async function capture(ctx: ServiceContext, sessions: CaptureSessions, session: 
           body: {
             ok: false,
             status: 'expired',
-            title: 'Link expired',
-            message: 'This connection attempt has expired. Ask your agent to start again; it will give you a new link.',
+            ...linkExpired('has-expired'),
           },
         };
   }
@@ -318,8 +318,7 @@ async function capture(ctx: ServiceContext, sessions: CaptureSessions, session: 
       body: {
         ok: false,
         status: 'expired',
-        title: 'Link expired',
-        message: 'This connection attempt expired before you finished. Ask your agent to start again; it will give you a new link.',
+        ...linkExpired('expired-before-you-finished'),
       },
     };
   }

@@ -1,6 +1,6 @@
-import { revokeToken } from '../../providers/oauth-client.js';
-import { type Account, deleteAccount, readCredential } from '../../store/accounts.js';
-import type { ServiceContext } from '../context.js';
+import { revokeToken } from '../providers/oauth-client.js';
+import { type Account, deleteAccount, readCredential } from '../store/accounts.js';
+import type { ConnectionServices } from './services.js';
 
 /**
  * Disconnects an account: revokes its OAuth token at the service when the service has a
@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context.js';
  * portal; deciding who may disconnect which account is the caller's job.
  */
 export async function disconnectAccount(
-  ctx: ServiceContext,
+  ctx: Pick<ConnectionServices, 'pool' | 'keyring' | 'registry' | 'logger'>,
   account: Pick<Account, 'tenantId' | 'id' | 'integration'>,
 ): Promise<{ revoked: boolean; deleted: boolean }> {
   let revoked = false;

@@ -1,19 +1,18 @@
 import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { AttemptStatus, WaitStatus } from '../core/connection.js';
+import type { WaitStatus } from '../core/connection.js';
 import { MetaToolError } from '../core/errors.js';
 import { connectionWorkflowId } from '../core/ids.js';
+import { sharedWaitAnswer, waitAnswer } from '../core/wait-answer.js';
 import { finishAttempt, getAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
 import { pendingConnectionWaits } from '../telemetry/metrics.js';
-import { connectionResolvedSignal, waitForConnectionUpdate } from '../workflows/connection.js';
+import { connectionResolvedSignal, waitForConnectionUpdate } from './workflow.js';
 
 /** How long past a wait's own deadline the client keeps listening before it decides itself. */
 const GRACE_MS = 15_000;
 /** Deadlines this close together count as the same wait. */
 const SAME_DEADLINE_MS = 1_000;
-
-const asWaitStatus = (status: AttemptStatus): WaitStatus => (status === 'CONNECTED' ? 'CONNECTED' : 'EXPIRED');
 
 /**
  * Waits on a connection workflow's Update. Temporal admits only ten in-flight updates per
@@ -42,9 +41,8 @@ export class ConnectionWaiter {
     const deadline = Date.now() + timeoutSec * 1000;
     const shared = this.inflight.get(attemptId);
     if (shared && shared.deadline <= deadline + SAME_DEADLINE_MS) {
-      const status = await shared.promise;
-      // An earlier wait reaped the attempt: for this longer waiter, the attempt expired.
-      return status === 'TIMEOUT' && deadline - shared.deadline > SAME_DEADLINE_MS ? 'EXPIRED' : status;
+      // A wait ending more than a moment earlier is another wait: its TIMEOUT is EXPIRED here.
+      return sharedWaitAnswer(await shared.promise, { sameWait: deadline - shared.deadline <= SAME_DEADLINE_MS });
     }
     const promise = this.runUpdate(attemptId, timeoutSec, deadline);
     this.inflight.set(attemptId, { deadline, promise });
@@ -72,7 +70,7 @@ export class ConnectionWaiter {
         this.logger.warn({ attemptId, err: (err as Error).message }, 'connection wait reaped without the worker');
         const status = await finishAttempt(this.pool, attemptId, { status: 'EXPIRED' });
         await handle.signal(connectionResolvedSignal, { status: 'EXPIRED' }).catch(() => {});
-        return status === 'EXPIRED' ? 'TIMEOUT' : asWaitStatus(status ?? 'EXPIRED');
+        return waitAnswer(status, { reapedIt: true });
       }
       this.logger.error({ attemptId, err: (err as Error).message }, 'connection wait failed');
       throw new MetaToolError({ error: 'Temporal is unavailable; try wait_for_connection again shortly' }, 503);
@@ -81,6 +79,6 @@ export class ConnectionWaiter {
 
   private async statusFromDatabase(attemptId: string): Promise<WaitStatus> {
     const attempt = await getAttempt(this.pool, attemptId);
-    return asWaitStatus(attempt?.status === 'PENDING' ? 'EXPIRED' : (attempt?.status ?? 'EXPIRED'));
+    return waitAnswer(attempt?.status, { reapedIt: false });
   }
 }

@@ -8,9 +8,10 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { ConnectionActivities } from '../activities/connection.js';
 import { type AttemptStatus, WAIT_TIMEOUT_MAX_SEC, type WaitStatus } from '../core/connection.js';
 import { SA } from '../core/search-attributes.js';
+import { waitAnswer } from '../core/wait-answer.js';
+import type { ConnectionActivities } from './expire-activity.js';
 
 /**
  * One connection attempt, from `connect` until it is final. The OAuth callback (or the portal)
@@ -73,12 +74,12 @@ export async function connectionWorkflow(input: ConnectionWorkflowInput): Promis
   setHandler(
     waitForConnectionUpdate,
     async ({ timeoutSec }): Promise<{ status: WaitStatus }> => {
+      let reapedIt = false;
       if (status === 'PENDING' && !(await condition(() => status !== 'PENDING', timeoutSec * 1000))) {
         await reap();
-        // The wait that reaped the attempt answers TIMEOUT; everyone after it sees EXPIRED.
-        if (current() === 'EXPIRED') return { status: 'TIMEOUT' };
+        reapedIt = true;
       }
-      return { status: current() as WaitStatus };
+      return { status: waitAnswer(current(), { reapedIt }) };
     },
     {
       validator: ({ timeoutSec }) => {

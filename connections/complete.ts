@@ -1,9 +1,9 @@
-import { connectionWorkflowId } from '../../core/ids.js';
-import { type Account, type NewAccount, type StoredCredential, saveConnectedAccount } from '../../store/accounts.js';
-import { type ConnectionAttempt, finishAttempt, lockPendingAttempt } from '../../store/connection-attempts.js';
-import { transaction } from '../../store/queryable.js';
-import { connectionResolvedSignal } from '../../workflows/connection.js';
-import type { ServiceContext } from '../context.js';
+import { connectionWorkflowId } from '../core/ids.js';
+import { type Account, type NewAccount, type StoredCredential, saveConnectedAccount } from '../store/accounts.js';
+import { type ConnectionAttempt, finishAttempt, lockPendingAttempt } from '../store/connection-attempts.js';
+import { transaction } from '../store/queryable.js';
+import type { ConnectionServices } from './services.js';
+import { connectionResolvedSignal } from './workflow.js';
 
 export type CompletedAccount = Pick<NewAccount, 'label' | 'externalId' | 'grantedScopes' | 'accessExpiresAt'> & {
   credential: StoredCredential;
@@ -19,7 +19,7 @@ export type CompletedAccount = Pick<NewAccount, 'label' | 'externalId' | 'grante
  * account, shared with nobody until the administrator chooses roles.
  */
 export async function completeConnection(
-  ctx: ServiceContext,
+  ctx: Pick<ConnectionServices, 'pool' | 'keyring' | 'temporal' | 'logger'>,
   attempt: ConnectionAttempt,
   account: CompletedAccount,
 ): Promise<Account | undefined> {

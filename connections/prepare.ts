@@ -1,14 +1,9 @@
-import type { Caller } from '../core/caller.js';
-import type { Config } from '../core/config.js';
+import type { CallerOwner } from '../core/caller.js';
 import { MetaToolError } from '../core/errors.js';
-import { connectRefusal } from '../core/policy.js';
-import type { TokenSigner } from '../core/signed-tokens.js';
 import { portalIntegrationUrl } from '../core/urls.js';
-import type { ProviderRegistry } from '../providers/registry.js';
 import { createAttempt } from '../store/connection-attempts.js';
-import type { Pool } from '../store/database.js';
-import { getTenant } from '../store/tenants.js';
-import { getUser } from '../store/users.js';
+import { assertMayConnect } from './connect-rule.js';
+import type { ConnectionServices } from './services.js';
 
 export interface PreparedConnection {
   connectionId: string;
@@ -18,41 +13,7 @@ export interface PreparedConnection {
   ttlSec: number;
 }
 
-export interface PrepareDeps {
-  pool: Pool;
-  registry: ProviderRegistry;
-  config: Config;
-  signer: TokenSigner;
-}
-
-/**
- * Refuses (403) a user who may not connect `integration` now — for the organisation when
- * `accountScope` is `tenant` — by the tenant's one connect rule (core/policy.ts `connectRefusal`).
- * The user's roles and the tenant's settings are read fresh from the store, never from a session
- * or a link made earlier: every step of a connection calls this, so a role taken away between
- * `connect` and the consent page stops the connection.
- */
-export async function assertMayConnect(
-  pool: Pool,
-  who: { tenantId: string; userId: string },
-  integration: string,
-  accountScope: 'user' | 'tenant' = 'user',
-): Promise<void> {
-  const refusal = await whyMayNotConnect(pool, who, integration, accountScope);
-  if (refusal) throw new MetaToolError({ error: refusal }, 403);
-}
-
-/** The same rule as `assertMayConnect`, answered as the reason (for a page), or undefined when allowed. */
-export async function whyMayNotConnect(
-  pool: Pool,
-  who: { tenantId: string; userId: string },
-  integration: string,
-  accountScope: 'user' | 'tenant' = 'user',
-): Promise<string | undefined> {
-  const [user, tenant] = await Promise.all([getUser(pool, who.userId), getTenant(pool, who.tenantId)]);
-  if (!user || user.tenantId !== who.tenantId) return 'This user no longer exists.';
-  return connectRefusal(tenant?.settings ?? {}, user.roles, integration, accountScope === 'tenant');
-}
+export type PrepareDeps = Pick<ConnectionServices, 'pool' | 'registry' | 'config' | 'signer'>;
 
 /**
  * Checks that `integration` can be connected by this caller (the spec's error strings, then the
@@ -63,7 +24,7 @@ export async function whyMayNotConnect(
  */
 export async function prepareConnection(
   deps: PrepareDeps,
-  caller: Pick<Caller, 'tenantId' | 'userId'>,
+  caller: CallerOwner,
   integration: string,
   options: { ttlSec?: number; accountScope?: 'user' | 'tenant' } = {},
 ): Promise<PreparedConnection> {

@@ -1,6 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { ServiceContext } from '../context.js';
+import type { ConnectionServices } from './services.js';
+
+/** What a binding needs: the public base URL (the cookie's path and Secure flag) and the MAC key. */
+export type BindingDeps = Pick<ConnectionServices, 'config' | 'signer'>;
 
 /**
  * Binds a step of a connection flow to the browser that started it: the page that starts the
@@ -26,11 +29,11 @@ export interface Binding {
 const nowSec = () => Math.floor(Date.now() / 1000);
 
 /** The path as the browser sees it: PUBLIC_BASE_URL may put the service under a prefix. */
-function publicPath(ctx: ServiceContext, path: string): string {
+function publicPath(ctx: BindingDeps, path: string): string {
   return `${new URL(ctx.config.PUBLIC_BASE_URL).pathname.replace(/\/$/, '')}${path}`;
 }
 
-function cookieOptions(ctx: ServiceContext, binding: Binding) {
+function cookieOptions(ctx: BindingDeps, binding: Binding) {
   return {
     httpOnly: true,
     sameSite: 'lax' as const,
@@ -39,17 +42,17 @@ function cookieOptions(ctx: ServiceContext, binding: Binding) {
   };
 }
 
-const valueFor = (ctx: ServiceContext, binding: Binding, expires: number) =>
+const valueFor = (ctx: BindingDeps, binding: Binding, expires: number) =>
   `${expires}.${ctx.signer.mac(`browser-binding:${binding.purpose}`, `${binding.subject}\n${expires}`)}`;
 
 /** Sets the binding cookie on this response, valid for `ttlSec` (at least one second). */
-export function bindBrowser(ctx: ServiceContext, res: Response, binding: Binding, ttlSec: number): void {
+export function bindBrowser(ctx: BindingDeps, res: Response, binding: Binding, ttlSec: number): void {
   const ttl = Math.max(1, Math.floor(ttlSec));
   res.cookie(binding.name, valueFor(ctx, binding, nowSec() + ttl), { ...cookieOptions(ctx, binding), maxAge: ttl * 1000 });
 }
 
 /** Whether this request carries the binding's cookie, unexpired and made for exactly this subject. */
-export function isBoundBrowser(ctx: ServiceContext, req: Request, binding: Binding): boolean {
+export function isBoundBrowser(ctx: BindingDeps, req: Request, binding: Binding): boolean {
   const sent = req.cookies?.[binding.name];
   if (typeof sent !== 'string') return false;
   const expires = Number(sent.slice(0, sent.indexOf('.')));
@@ -60,6 +63,6 @@ export function isBoundBrowser(ctx: ServiceContext, req: Request, binding: Bindi
 }
 
 /** Removes the binding cookie: a step is finished once. */
-export function unbindBrowser(ctx: ServiceContext, res: Response, binding: Binding): void {
+export function unbindBrowser(ctx: BindingDeps, res: Response, binding: Binding): void {
   res.clearCookie(binding.name, cookieOptions(ctx, binding));
 }

@@ -1,5 +1,5 @@
-import type { ConnectionAttempt } from '../../store/connection-attempts.js';
-import type { Binding } from '../connections/browser-binding.js';
+import type { ConnectionAttempt } from '../store/connection-attempts.js';
+import type { Binding } from './browser-binding.js';
 
 /**
  * The OAuth state's binding to the browser that opened the connect link: a cookie sent only to

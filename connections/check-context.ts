@@ -1,6 +1,7 @@
-import type { Credential, Provider, ToolContext, ToolLogger } from '../../providers/sdk.js';
-import { createToolContext } from '../../providers/tool-context.js';
-import type { ServiceContext } from '../context.js';
+import type { CallerOwner } from '../core/caller.js';
+import type { Credential, Provider, ToolContext, ToolLogger } from '../providers/sdk.js';
+import { createToolContext } from '../providers/tool-context.js';
+import type { ConnectionServices } from './services.js';
 
 /**
  * The tool context of a check the server makes outside a tool call (identify after consent, an
@@ -8,11 +9,11 @@ import type { ServiceContext } from '../context.js';
  * response cap as a tool call, under its own short deadline.
  */
 export function checkContext(
-  ctx: ServiceContext,
+  ctx: Pick<ConnectionServices, 'registry' | 'config'>,
   input: {
     provider: Provider;
     credential: Credential;
-    caller: { tenantId: string; userId: string };
+    caller: CallerOwner;
     logger: ToolLogger;
     timeoutMs: number;
   },

@@ -1,7 +1,9 @@
-import type { Provider } from '../../providers/sdk.js';
-import { type Account, readCredential } from '../../store/accounts.js';
-import type { ServiceContext } from '../context.js';
+import type { Provider } from '../providers/sdk.js';
+import { type Account, markNeedsReauth, readCredential } from '../store/accounts.js';
 import { checkContext } from './check-context.js';
+import type { ConnectionServices } from './services.js';
+
+type SessionCheckDeps = Pick<ConnectionServices, 'pool' | 'keyring' | 'registry' | 'config' | 'logger'>;
 
 /** How long one `checkSession` may take before it counts as "could not tell". */
 const CHECK_TIMEOUT_MS = 5_000;
@@ -22,7 +24,7 @@ const verdicts = new Map<string, Entry>();
  * no longer knows marks the account needs_reauth (so tool calls answer needs_reauth too) and is
  * returned with that status; a check that cannot tell (network, 5xx, timeout) changes nothing.
  */
-export async function withCookieSessionStatus(ctx: ServiceContext, accounts: Account[]): Promise<Account[]> {
+export async function withCookieSessionStatus(ctx: SessionCheckDeps, accounts: Account[]): Promise<Account[]> {
   return Promise.all(
     accounts.map(async (account) => {
       if (account.status !== 'active' || !account.hasCredential) return account;
@@ -34,7 +36,7 @@ export async function withCookieSessionStatus(ctx: ServiceContext, accounts: Acc
   );
 }
 
-function cachedVerdict(ctx: ServiceContext, provider: Provider, account: Account): Promise<Verdict> {
+function cachedVerdict(ctx: SessionCheckDeps, provider: Provider, account: Account): Promise<Verdict> {
   const key = `${account.id}:${account.credentialVersion}`;
   const now = Date.now();
   const ttlMs = ctx.config.COOKIE_CHECK_TTL_SEC * 1000;
@@ -46,7 +48,7 @@ function cachedVerdict(ctx: ServiceContext, provider: Provider, account: Account
   return verdict;
 }
 
-async function check(ctx: ServiceContext, provider: Provider, account: Account): Promise<Verdict> {
+async function check(ctx: SessionCheckDeps, provider: Provider, account: Account): Promise<Verdict> {
   const log = ctx.logger.child({ integration: account.integration, accountId: account.id });
   try {
     const stored = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
@@ -62,11 +64,7 @@ async function check(ctx: ServiceContext, provider: Provider, account: Account):
     );
     if (valid) return true;
     // Only the credential that was checked: a reconnect in the meantime stays active.
-    await ctx.pool.query(
-      `UPDATE accounts SET status = 'needs_reauth', updated_at = now()
-        WHERE tenant_id = $1 AND id = $2 AND credential_version = $3 AND status = 'active'`,
-      [account.tenantId, account.id, account.credentialVersion],
-    );
+    await markNeedsReauth(ctx.pool, account);
     log.info('the service no longer knows the captured session; account marked needs_reauth');
     return false;
   } catch (err) {

@@ -1,9 +1,9 @@
 import type { AttemptStatus } from '../core/connection.js';
 import { finishAttempt } from '../store/connection-attempts.js';
-import type { ActivityDeps } from './deps.js';
+import type { ConnectionServices } from './services.js';
 
 /** Activities the connection workflow runs. Ids in, statuses out: nothing secret crosses. */
-export function createConnectionActivities(deps: Pick<ActivityDeps, 'pool'>) {
+export function createConnectionActivities(deps: Pick<ConnectionServices, 'pool'>) {
   return {
     /**
      * Expires the attempt if it is still PENDING and answers the status it has afterwards:

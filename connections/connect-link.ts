@@ -1,0 +1,66 @@
+import { oauthCallbackUrl } from '../core/urls.js';
+import { buildConsentUrl } from '../providers/oauth-client.js';
+import { countOpenConsentRequests, getAttempt, isOpenAttempt, recordAuthorizationRequest } from '../store/connection-attempts.js';
+import { bindBrowser } from './browser-binding.js';
+import type { BrowserVisit } from './browser-visit.js';
+import { whyMayNotConnect } from './connect-rule.js';
+import { WRONG_ACCOUNT } from './flow-owner.js';
+import { linkExpired } from './link-expired.js';
+import { CONSENT_REQUEST_TTL_SEC, MAX_OPEN_CONSENT_REQUESTS, oauthStateBinding } from './oauth-state-binding.js';
+import type { ConnectionServices } from './services.js';
+import { pageAnswer, type StepAnswer } from './step-answer.js';
+
+export type ConnectLinkDeps = Pick<ConnectionServices, 'signer' | 'pool' | 'keyring' | 'registry' | 'config'>;
+
+/**
+ * GET /connect/:integration?t=… — the link an agent hands its user. The signed-in human must be
+ * the user the link was made for, and may still connect it (roles read now); only then is the
+ * provider's consent URL built (fresh state and PKCE for every visit), this browser bound to the
+ * state (a cookie only the callback receives), and the browser sent there.
+ */
+export async function openConnectLink(ctx: ConnectLinkDeps, visit: BrowserVisit): Promise<StepAnswer> {
+  const { req } = visit;
+  const token = typeof req.query.t === 'string' ? req.query.t : '';
+  const claims = token ? await ctx.signer.verify('connect-link', token) : undefined;
+  if (!claims || typeof claims.a !== 'string' || typeof claims.u !== 'string' || typeof claims.t !== 'string') {
+    return pageAnswer(400, 'Link not valid', 'This connect link is invalid or has expired. Ask your agent for a new one.');
+  }
+  const human = await visit.signedInUser();
+  if (!human) return { kind: 'sign-in' };
+  if (human.userId !== claims.u || human.tenantId !== claims.t) return { kind: 'page', ...WRONG_ACCOUNT, tone: 'bad' };
+  const attempt = await getAttempt(ctx.pool, claims.a);
+  if (
+    !attempt ||
+    attempt.userId !== human.userId ||
+    attempt.tenantId !== human.tenantId ||
+    attempt.integration !== req.params.integration
+  ) {
+    return pageAnswer(400, 'Link not valid', 'This connect link does not match a connection attempt.');
+  }
+  if (attempt.status === 'CONNECTED') {
+    return pageAnswer(200, 'Already connected', `This ${attempt.integration} connection is complete. You can close this window.`, 'ok');
+  }
+  const expired = linkExpired('has-expired');
+  if (!isOpenAttempt(attempt)) return pageAnswer(410, expired.title, expired.message);
+  const refused = await whyMayNotConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
+  if (refused) return { kind: 'not-allowed', reason: refused };
+  if (attempt.authMode === 'cookie') return { kind: 'cookie-capture', attempt };
+  const endpoints = ctx.registry.oauth2(attempt.integration);
+  if (attempt.authMode !== 'oauth2' || !endpoints) {
+    return pageAnswer(400, 'Cannot connect here', `${attempt.integration} is not connected through this link.`);
+  }
+  if ((await countOpenConsentRequests(ctx.pool, human, attempt.id, CONSENT_REQUEST_TTL_SEC)) >= MAX_OPEN_CONSENT_REQUESTS) {
+    return pageAnswer(
+      429,
+      'Too many sign-ins open',
+      `You have ${MAX_OPEN_CONSENT_REQUESTS} connections waiting at their services' consent pages. Finish one, or wait ${CONSENT_REQUEST_TTL_SEC / 60} minutes, then open this link again.`,
+    );
+  }
+  const request = await buildConsentUrl(endpoints, oauthCallbackUrl(ctx.config));
+  // The attempt may have expired since it was read: then no state is recorded.
+  if (!(await recordAuthorizationRequest(ctx.pool, ctx.keyring, attempt.id, request)))
+    return pageAnswer(410, expired.title, expired.message);
+  const untilExpiry = (attempt.expiresAt.getTime() - Date.now()) / 1000;
+  bindBrowser(ctx, visit.res, oauthStateBinding(attempt, request.state), Math.min(CONSENT_REQUEST_TTL_SEC, untilExpiry));
+  return { kind: 'redirect', url: request.url.toString() };
+}
