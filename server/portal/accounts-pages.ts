@@ -1,5 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { ACCOUNT_LABEL_MAX_CHARS, accountLabelSchema } from '../../core/account-label.js';
 import { roleNameSchema } from '../../core/policy.js';
 import {
   type Account,
@@ -24,16 +25,7 @@ import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
  * delete. Every change is a CSRF-checked POST that redirects back (post/redirect/get).
  */
 
-export const LABEL_MAX_CHARS = 100;
 const MAX_SHARING_ROLES = 50;
-
-const labelSchema = z
-  .string()
-  .trim()
-  .min(1, 'The label must not be empty.')
-  .max(LABEL_MAX_CHARS, `The label must be at most ${LABEL_MAX_CHARS} characters.`)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'The label must not contain control characters.');
 
 const sharingRole = z.literal('*').or(roleNameSchema);
 
@@ -60,7 +52,7 @@ const action = (a: Account, what: string) => `/portal/accounts/${encodeURICompon
 
 function renameForm(csrf: string, a: Account): SafeHtml {
   return html`<form method="post" action="${action(a, 'label')}" class="inline">
-<input type="hidden" name="_csrf" value="${csrf}"><input type="text" name="label" value="${a.label}" maxlength="${LABEL_MAX_CHARS}" required aria-label="Label of ${a.label}">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="text" name="label" value="${a.label}" maxlength="${ACCOUNT_LABEL_MAX_CHARS}" required aria-label="Label of ${a.label}">
 <button type="submit" class="small secondary">Rename</button></form>`;
 }
 
@@ -163,7 +155,7 @@ export function accountsRouter(ctx: ServiceContext): Router {
   router.post('/portal/accounts/:id/label', form, requireCsrf(ctx), async (req: Request, res: Response) => {
     const found = await manageable(req, res);
     if (!found) return;
-    const label = labelSchema.safeParse(req.body?.label ?? '');
+    const label = accountLabelSchema.safeParse(req.body?.label ?? '');
     if (!label.success) return refuse(req, res, found.me, label.error.issues[0].message);
     await renameAccount(ctx.pool, found.account.tenantId, found.account.id, label.data);
     back(res, 'renamed');

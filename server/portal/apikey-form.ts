@@ -1,5 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { whyMayNotConnect } from '../../activities/prepare-connection.js';
+import { fitAccountLabel } from '../../core/account-label.js';
 import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
@@ -37,7 +38,6 @@ import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
 
 export const FIELD_MAX_CHARS = 1000;
 const TEST_CALL_TIMEOUT_MS = 10_000;
-const LABEL_MAX_CHARS = 200;
 
 const fieldInputName = (name: string) => `field_${name}`;
 
@@ -266,7 +266,7 @@ export function apiKeyRouter(ctx: ServiceContext): Router {
           tenantId: me.caller.tenantId,
           ownerUserId: target.forOrg ? null : me.user.id,
           integration: name,
-          label: (tested.identity?.label || displayName).slice(0, LABEL_MAX_CHARS),
+          label: fitAccountLabel(tested.identity?.label || displayName),
           externalId,
           credential,
         }),
