@@ -8,7 +8,7 @@ import { WRONG_ACCOUNT } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
 import { startCookieCapture } from '../portal/cookie-capture/router.js';
 import { messagePage, notAllowedPage } from '../portal/html.js';
-import { readPortalUser } from '../portal/session.js';
+import { readPortalUser } from '../portal/session-cookie.js';
 import { CONSENT_REQUEST_TTL_SEC, MAX_OPEN_CONSENT_REQUESTS, oauthStateBinding } from './state-binding.js';
 
 /**

@@ -5,7 +5,7 @@ import type { Account } from '../../store/accounts.js';
 import { type Binding, bindBrowser, isBoundBrowser } from '../connections/browser-binding.js';
 import { WRONG_ACCOUNT } from '../connections/flow-owner.js';
 import type { ServiceContext } from '../context.js';
-import { integrationPath } from './integrations-pages.js';
+import { integrationPath } from './connect-controls.js';
 import type { SignedIn } from './signed-in.js';
 
 /**

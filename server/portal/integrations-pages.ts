@@ -1,14 +1,17 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { MetaToolError } from '../../core/errors.js';
-import type { AuthMode, Provider } from '../../providers/sdk.js';
+import type { Provider } from '../../providers/sdk.js';
 import { listUsableAccounts } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
 import { startConnection } from '../meta/connect.js';
+import { AUTH_MODE_LABEL, apiKeyPagePath, connectButton, connectsByAttempt, consentOrigins, FOR_ORGANISATION } from './connect-controls.js';
 import { csrfToken, requireCsrf } from './csrf.js';
-import { allowFormActionTo, originOf } from './form-action.js';
+import { allowFormActionTo } from './form-action.js';
+import { formBody } from './form-body.js';
 import { html, messagePage, type SafeHtml } from './html.js';
-import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
+import { portalPage } from './portal-page.js';
+import { type SignedIn, signedIn, signedInPage, toSignIn } from './signed-in.js';
 
 /**
  * The portal's integrations: every provider the organisation enabled, how it connects, and the
@@ -17,43 +20,11 @@ import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
  * organisation accounts here.
  */
 
-export const AUTH_MODE_LABEL: Record<AuthMode, string> = {
-  oauth2: 'OAuth sign-in',
-  apikey: 'API key',
-  cookie: 'Browser sign-in',
-  none: 'Built in',
-};
-
-/** `?for=organisation` (or the form field `for`) asks for an organisation account. */
-export const FOR_ORGANISATION = 'organisation';
-
-export const integrationPath = (name: string) => `/portal/integrations/${encodeURIComponent(name)}`;
-
-/** Whether the portal starts a connection attempt for this provider (rather than showing a form). */
-export const connectsByAttempt = (ctx: ServiceContext, provider: Provider) =>
-  (provider.manifest.auth === 'oauth2' && ctx.registry.isConfigured(provider.manifest.name)) || provider.manifest.auth === 'cookie';
-
-/** The origins a Connect button of these providers ends up at, for the page's form-action. */
-export function consentOrigins(ctx: ServiceContext, providers: readonly Provider[]): string[] {
-  return providers
-    .map((p) => ctx.registry.oauth2(p.manifest.name)?.authorizeUrl)
-    .map((url) => (url ? originOf(url) : undefined))
-    .filter((o): o is string => o !== undefined);
-}
-
-/** The button that starts a connection (for the organisation when `forOrg`). */
-export function connectButton(csrf: string, provider: Provider, forOrg: boolean, text: string): SafeHtml {
-  return html`<form method="post" action="${integrationPath(provider.manifest.name)}/connect" class="inline">
-<input type="hidden" name="_csrf" value="${csrf}">${forOrg ? html`<input type="hidden" name="for" value="${FOR_ORGANISATION}">` : ''}
-<button type="submit" class="small">${text}</button></form>`;
-}
-
 function actionFor(ctx: ServiceContext, csrf: string, provider: Provider, forOrg: boolean): SafeHtml {
   const { auth, name } = provider.manifest;
   if (auth === 'none') return html`<span class="muted">Always connected</span>`;
   if (auth === 'apikey') {
-    const href = forOrg ? `${integrationPath(name)}?for=${FOR_ORGANISATION}` : integrationPath(name);
-    return html`<a class="button small" href="${href}">${forOrg ? 'Add organisation key' : 'Add API key'}</a>`;
+    return html`<a class="button small" href="${apiKeyPagePath(name, forOrg)}">${forOrg ? 'Add organisation key' : 'Add API key'}</a>`;
   }
   if (!connectsByAttempt(ctx, provider)) return html`<span class="muted">Not configured on this server</span>`;
   return connectButton(csrf, provider, forOrg, forOrg ? 'Connect for organisation' : 'Connect');
@@ -103,19 +74,19 @@ ${me.isAdmin ? html`<td class="actions">${auth === 'none' ? '' : actionFor(ctx, 
 
 export function integrationsRouter(ctx: ServiceContext): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
 
-  router.get('/portal/integrations', async (req: Request, res: Response) => {
-    const me = await signedIn(ctx, req);
-    if (!me) return toSignIn(res, req.originalUrl);
-    const { body, origins } = await integrationsPage(ctx, req, me);
-    allowFormActionTo(res, origins);
-    res.send(body);
-  });
+  router.get(
+    '/portal/integrations',
+    signedInPage(ctx, async (req, res, me) => {
+      const { body, origins } = await integrationsPage(ctx, req, me);
+      allowFormActionTo(res, origins);
+      res.send(body);
+    }),
+  );
 
   // Starts a connection attempt for the signed-in user (or, for an administrator, the
   // organisation) and sends the browser to its connect link, which goes on to the consent page.
-  router.post('/portal/integrations/:name/connect', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+  router.post('/portal/integrations/:name/connect', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
     const me = await signedIn(ctx, req);
     if (!me) return toSignIn(res, '/portal/integrations');
     const name = String(req.params.name);
@@ -124,7 +95,7 @@ export function integrationsRouter(ctx: ServiceContext): Router {
       return res.status(403).send(messagePage('Administrators only', 'Only an administrator can connect an organisation account.', 'bad'));
     }
     if (ctx.registry.get(name)?.manifest.auth === 'apikey') {
-      return res.redirect(303, forOrg ? `${integrationPath(name)}?for=${FOR_ORGANISATION}` : integrationPath(name));
+      return res.redirect(303, apiKeyPagePath(name, forOrg));
     }
     try {
       const started = await startConnection(ctx, me.caller, name, { accountScope: forOrg ? 'tenant' : 'user' });

@@ -9,7 +9,7 @@ import { completeConnection } from '../../connections/complete-connection.js';
 import type { ServiceContext } from '../../context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
 import { messagePage, notAllowedPage } from '../html.js';
-import { readPortalUser } from '../session.js';
+import { readPortalUser } from '../session-cookie.js';
 import { capturePage } from './page.js';
 import { CaptureLimitError, type CaptureSession, CaptureSessions, captureSessionsOptions, FORWARDED_KEYS, VIEWPORT } from './sessions.js';
 

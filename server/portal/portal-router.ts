@@ -1,0 +1,12 @@
+import { Router } from 'express';
+import type { ServiceContext } from '../context.js';
+import { accountsRouter } from './accounts-pages.js';
+import { homeRouter } from './home-page.js';
+import { integrationPageRouter } from './integration-page.js';
+import { integrationsRouter } from './integrations-pages.js';
+import { signInRouter } from './sign-in-pages.js';
+
+/** Every page of the portal, for people (agents use the API and MCP). */
+export function portalRouter(ctx: ServiceContext): Router {
+  return Router().use(homeRouter(ctx), signInRouter(ctx), integrationsRouter(ctx), integrationPageRouter(ctx), accountsRouter(ctx));
+}
