@@ -1,22 +1,19 @@
-import { type Request, type Response, Router } from 'express';
-import { MetaToolError } from '../../core/errors.js';
+import { type Request, Router } from 'express';
 import type { Provider } from '../../providers/sdk.js';
 import { listUsableAccounts } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
-import { startConnection } from '../meta/connect.js';
-import { AUTH_MODE_LABEL, apiKeyPagePath, connectButton, connectsByAttempt, consentOrigins, FOR_ORGANISATION } from './connect-controls.js';
-import { csrfToken, requireCsrf } from './csrf.js';
+import { AUTH_MODE_LABEL, apiKeyPagePath, connectButton, connectsByAttempt, consentOrigins } from './connect-controls.js';
+import { csrfToken } from './csrf.js';
 import { allowFormActionTo } from './form-action.js';
-import { formBody } from './form-body.js';
-import { html, messagePage, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './html.js';
 import { portalPage } from './portal-page.js';
-import { type SignedIn, signedIn, signedInPage, toSignIn } from './signed-in.js';
+import { type SignedIn, signedInPage } from './signed-in.js';
 
 /**
- * The portal's integrations: every provider the organisation enabled, how it connects, and the
- * way to connect it — a form for API keys, a Connect button that starts a connection attempt
- * (the same one `connect` starts for an agent) for OAuth. Administrators also connect
+ * GET /portal/integrations — every provider the organisation enabled, how it connects, and the
+ * way to connect it: a link to the API-key form (integration-page.ts), or a Connect button that
+ * starts a connection attempt (connect-action.ts) for OAuth. Administrators also connect
  * organisation accounts here.
  */
 
@@ -72,7 +69,7 @@ ${me.isAdmin ? html`<td class="actions">${auth === 'none' ? '' : actionFor(ctx, 
   };
 }
 
-export function integrationsRouter(ctx: ServiceContext): Router {
+export function integrationsListRouter(ctx: ServiceContext): Router {
   const router = Router();
 
   router.get(
@@ -83,28 +80,6 @@ export function integrationsRouter(ctx: ServiceContext): Router {
       res.send(body);
     }),
   );
-
-  // Starts a connection attempt for the signed-in user (or, for an administrator, the
-  // organisation) and sends the browser to its connect link, which goes on to the consent page.
-  router.post('/portal/integrations/:name/connect', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
-    const me = await signedIn(ctx, req);
-    if (!me) return toSignIn(res, '/portal/integrations');
-    const name = String(req.params.name);
-    const forOrg = req.body?.for === FOR_ORGANISATION;
-    if (forOrg && !me.isAdmin) {
-      return res.status(403).send(messagePage('Administrators only', 'Only an administrator can connect an organisation account.', 'bad'));
-    }
-    if (ctx.registry.get(name)?.manifest.auth === 'apikey') {
-      return res.redirect(303, apiKeyPagePath(name, forOrg));
-    }
-    try {
-      const started = await startConnection(ctx, me.caller, name, { accountScope: forOrg ? 'tenant' : 'user' });
-      res.redirect(303, started.url);
-    } catch (err) {
-      if (!(err instanceof MetaToolError)) throw err;
-      res.status(err.status).send(messagePage('Cannot connect', err.message, 'bad'));
-    }
-  });
 
   return router;
 }
