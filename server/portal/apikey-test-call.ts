@@ -4,6 +4,11 @@ import { checkContext } from '../connections/check-context.js';
 import type { ServiceContext } from '../context.js';
 import type { SignedIn } from './signed-in.js';
 
+/**
+ * Before an API key is saved, Switchboard makes one call with it (the provider's `identify`): a
+ * key the service refuses is never stored, and the account is labelled with what the service says.
+ */
+
 const TEST_CALL_TIMEOUT_MS = 10_000;
 
 export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };

@@ -25,9 +25,9 @@ import { mayManage, type SignedIn, signedIn, signedInPage, toSignIn } from './si
  * may manage an account puts a new key on it with `?account=<id>`. Other auth modes get a page
  * with their Connect button.
  *
- * A form is good for a while, for the user it was rendered for, in the browser that opened it, and
- * for the account it names (apikey-form-token.ts). Every GET and POST re-checks, with roles read now, that the user may
- * connect this integration (for the organisation: is an administrator).
+ * A form is good for a while, for the user it was rendered for, in the browser that opened it,
+ * and for the account it names (apikey-form-token.ts). Every GET and POST re-checks, with roles
+ * read now, that the user may connect this integration (for the organisation: is an administrator).
  */
 
 async function findProvider(ctx: ServiceContext, me: SignedIn, name: string): Promise<Provider | undefined> {
