@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ConnectionWaiter } from './connections/waiter.js';
 import type { Caller } from './core/caller.js';
 import { type Config, loadConfig } from './core/config.js';
+import { inputJsonSchema } from './core/json-schema.js';
 import { TokenSigner } from './core/signed-tokens.js';
 import { builtinProviders } from './providers/index.js';
 import { ProviderRegistry } from './providers/registry.js';
@@ -13,7 +14,6 @@ import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.
 import { createApp } from './server/app.js';
 import type { ServiceContext } from './server/context.js';
 import { createLogger } from './server/logger.js';
-import { inputJsonSchema } from './server/mcp.js';
 import { AGENT_TOOLS } from './server/meta/index.js';
 import { runMetaTool } from './server/meta/meta-tool.js';
 import { createPool, migrate, type Pool } from './store/database.js';

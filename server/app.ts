@@ -15,7 +15,7 @@ import { handleConnectLink } from './oauth/connect-link.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { cookieCaptureRouter } from './portal/cookie-capture/router.js';
 import { messagePage } from './portal/html.js';
-import { portalRouter } from './portal/routes.js';
+import { portalRouter } from './portal/portal-router.js';
 import { refuseCrossSiteWrites } from './portal/same-origin-writes.js';
 import { requestLog } from './request-log.js';
 

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { authenticateApiKey } from '../store/api-keys.js';
 import { getUser } from '../store/users.js';
 import type { ServiceContext } from './context.js';
-import { readPortalUser } from './portal/session.js';
+import { readPortalUser } from './portal/session-cookie.js';
 
 /**
  * Who may use the codec endpoint. Reading every tenant's payloads is a platform privilege, so it

@@ -2,21 +2,15 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
-import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import { MetaToolError } from '../core/errors.js';
+import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { AGENT_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
-
-/** A tool's input as JSON Schema for `tools/list` (the input view: defaults are optional). */
-export function inputJsonSchema(tool: MetaTool): Record<string, unknown> {
-  const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return schema;
-}
 
 /** Builds one stateless MCP server for one request, acting as `caller`. */
 function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaTool[]): Server {

@@ -1,14 +1,8 @@
-import { z } from 'zod';
 import type { Config } from '../core/config.js';
+import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import { AGENT_TOOLS, META_TOOLS } from './meta/index.js';
 import type { MetaTool } from './meta/meta-tool.js';
-
-/** The JSON Schema of what a caller sends for `tool`: the zod input schema converted as input, without `$schema`. */
-export function toolRequestSchema(tool: MetaTool): Record<string, unknown> {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
-  return schema;
-}
 
 const errorResponse = (description: string) => ({
   description,
@@ -53,7 +47,7 @@ function operation(tool: MetaTool, agentSurface: boolean) {
       requestBody: {
         required: false,
         description: "The tool's arguments as a JSON object (an empty body is {}).",
-        content: { 'application/json': { schema: toolRequestSchema(tool) } },
+        content: { 'application/json': { schema: inputJsonSchema(tool) } },
       },
       responses: {
         '200': {

@@ -35,6 +35,31 @@ export interface Command {
   run(values: Values, positionals: string[], ctx: Context): Promise<void>;
 }
 
+/** What `--help` says of a command, apart from its arguments. */
+export type CommandText = Pick<Command, 'name' | 'summary' | 'details'>;
+
+/** A command with one required option, `--<option> <placeholder>`, whose value is all it needs. */
+export function oneOptionCommand(
+  text: CommandText & { option: string; placeholder: string },
+  act: (value: string, ctx: Context) => Promise<void>,
+): Command {
+  const { option, placeholder, ...about } = text;
+  return {
+    ...about,
+    synopsis: `--${option} <${placeholder}>`,
+    options: { [option]: { type: 'string' } },
+    run: (values, _, ctx) => act(need(values, option), ctx),
+  };
+}
+
+/** A command that prints something about one tenant, named by `--tenant <id>`. */
+export function tenantCommand(text: CommandText, show: (db: Pool, tenant: Tenant) => Promise<unknown>): Command {
+  return oneOptionCommand({ ...text, option: 'tenant', placeholder: 'id' }, async (tenantId, ctx) => {
+    const db = await ctx.db();
+    ctx.out(await show(db, await requireTenant(db, tenantId)));
+  });
+}
+
 /** Commands under one name: `settings show`, `settings set`. */
 export interface Group {
   name: string;

@@ -1,7 +1,7 @@
 // API keys and the encryption keyring.
 import { resealCredentials } from '../../store/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
-import { type Command, need, requireTenant, requireUser, UsageError } from './cli.js';
+import { type Command, need, oneOptionCommand, requireUser, tenantCommand, UsageError } from './cli.js';
 
 export const keyCommands: Command[] = [
   {
@@ -18,29 +18,11 @@ export const keyCommands: Command[] = [
       ctx.out({ id, key, note: 'Store this key now: it is shown only once.' });
     },
   },
-  {
-    name: 'list-keys',
-    synopsis: '--tenant <id>',
-    summary: 'List API keys (never the keys themselves)',
-    options: { tenant: { type: 'string' } },
-    async run(values, _, ctx) {
-      const tenantId = need(values, 'tenant');
-      const db = await ctx.db();
-      await requireTenant(db, tenantId);
-      ctx.out(await listApiKeys(db, tenantId));
-    },
-  },
-  {
-    name: 'revoke-key',
-    synopsis: '--id <keyId>',
-    summary: 'Revoke an API key',
-    options: { id: { type: 'string' } },
-    async run(values, _, ctx) {
-      const id = need(values, 'id');
-      if (!(await revokeApiKey(await ctx.db(), id))) throw new UsageError(`no active key ${id}`);
-      ctx.out(`revoked ${id}`);
-    },
-  },
+  tenantCommand({ name: 'list-keys', summary: 'List API keys (never the keys themselves)' }, (db, tenant) => listApiKeys(db, tenant.id)),
+  oneOptionCommand({ name: 'revoke-key', summary: 'Revoke an API key', option: 'id', placeholder: 'keyId' }, async (id, ctx) => {
+    if (!(await revokeApiKey(await ctx.db(), id))) throw new UsageError(`no active key ${id}`);
+    ctx.out(`revoked ${id}`);
+  }),
   {
     name: 'reseal',
     synopsis: '',

@@ -11,7 +11,18 @@ import {
   setSharingRoles,
 } from '../../store/accounts.js';
 import type { Queryable } from '../../store/queryable.js';
-import { checkEach, type Group, list, need, oneOf, requireTenant, UsageError, type Values } from './cli.js';
+import {
+  checkEach,
+  type Group,
+  list,
+  need,
+  oneOf,
+  oneOptionCommand,
+  requireTenant,
+  tenantCommand,
+  UsageError,
+  type Values,
+} from './cli.js';
 
 /** `*` shares with every member of the tenant. */
 const sharingRole = z.literal('*').or(roleNameSchema);
@@ -79,31 +90,23 @@ export const orgAccountGroup: Group = {
         ctx.out(summary((await setSharingRoles(db, account.tenantId, id, roles))!));
       },
     },
-    {
-      name: 'list',
-      synopsis: '--tenant <id>',
-      summary: "List a tenant's organisation accounts (never a credential)",
-      options: { tenant: { type: 'string' } },
-      async run(values, _, ctx) {
-        const tenantId = need(values, 'tenant');
-        const db = await ctx.db();
-        await requireTenant(db, tenantId);
-        ctx.out((await listTenantAccounts(db, tenantId)).map(summary));
+    tenantCommand({ name: 'list', summary: "List a tenant's organisation accounts (never a credential)" }, async (db, tenant) =>
+      (await listTenantAccounts(db, tenant.id)).map(summary),
+    ),
+    oneOptionCommand(
+      {
+        name: 'delete',
+        summary: 'Delete an organisation account and its stored credential',
+        details: 'The credential is not revoked at the service; revoke it there if it may have leaked.',
+        option: 'id',
+        placeholder: 'accountId',
       },
-    },
-    {
-      name: 'delete',
-      synopsis: '--id <accountId>',
-      summary: 'Delete an organisation account and its stored credential',
-      details: 'The credential is not revoked at the service; revoke it there if it may have leaked.',
-      options: { id: { type: 'string' } },
-      async run(values, _, ctx) {
-        const id = need(values, 'id');
+      async (id, ctx) => {
         const db = await ctx.db();
         const account = await requireOrgAccount(db, id);
         await deleteAccount(db, account.tenantId, id);
         ctx.out(`deleted ${id}`);
       },
-    },
+    ),
   ],
 };

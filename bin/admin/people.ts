@@ -3,7 +3,18 @@ import { roleNameSchema } from '../../core/policy.js';
 import { createLoginToken } from '../../store/login-tokens.js';
 import { createTenant, listTenants } from '../../store/tenants.js';
 import { createUser, endUserSessions, listUsers, setUserRoles, unbindOidcIdentity } from '../../store/users.js';
-import { type Command, type Context, checkEach, need, requireTenant, requireUser, UsageError, type Values } from './cli.js';
+import {
+  type Command,
+  type Context,
+  checkEach,
+  need,
+  oneOptionCommand,
+  requireTenant,
+  requireUser,
+  tenantCommand,
+  UsageError,
+  type Values,
+} from './cli.js';
 
 const roles = (values: Values): string[] | undefined => {
   const given = values.role as string[] | undefined;
@@ -36,16 +47,10 @@ function userCommand(
 }
 
 export const peopleCommands: Command[] = [
-  {
-    name: 'create-tenant',
-    synopsis: '--name <name>',
-    summary: 'Create a tenant; prints it with its id',
-    options: { name: { type: 'string' } },
-    async run(values, _, ctx) {
-      const name = need(values, 'name');
-      ctx.out(await createTenant(await ctx.db(), { name }));
-    },
-  },
+  oneOptionCommand(
+    { name: 'create-tenant', summary: 'Create a tenant; prints it with its id', option: 'name', placeholder: 'name' },
+    async (name, ctx) => ctx.out(await createTenant(await ctx.db(), { name })),
+  ),
   {
     name: 'list-tenants',
     synopsis: '',
@@ -71,18 +76,7 @@ export const peopleCommands: Command[] = [
       }
     },
   },
-  {
-    name: 'list-users',
-    synopsis: '--tenant <id>',
-    summary: "List a tenant's users",
-    options: { tenant: { type: 'string' } },
-    async run(values, _, ctx) {
-      const tenantId = need(values, 'tenant');
-      const db = await ctx.db();
-      await requireTenant(db, tenantId);
-      ctx.out(await listUsers(db, tenantId));
-    },
-  },
+  tenantCommand({ name: 'list-users', summary: "List a tenant's users" }, (db, tenant) => listUsers(db, tenant.id)),
   {
     name: 'set-roles',
     synopsis: '--email <email> --role <r> [--role <r>]...',

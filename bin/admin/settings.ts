@@ -3,7 +3,7 @@ import { type TenantSettings, tenantSettingsSchema } from '../../core/policy.js'
 import { builtinProviders } from '../../providers/index.js';
 import { inTransaction, lockKey } from '../../store/queryable.js';
 import { updateTenantSettings } from '../../store/tenants.js';
-import { type Group, list, need, oneOf, requireTenant, UsageError, type Values } from './cli.js';
+import { type Group, list, need, oneOf, requireTenant, tenantCommand, UsageError, type Values } from './cli.js';
 
 /** Each list setting, the option that sets it and the flag that removes it. */
 const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[] = [
@@ -58,16 +58,7 @@ export const settingsGroup: Group = {
   name: 'settings',
   summary: "Show or change a tenant's settings (providers, tool filters, connection roles)",
   commands: [
-    {
-      name: 'show',
-      synopsis: '--tenant <id>',
-      summary: "Print a tenant's settings as JSON",
-      options: { tenant: { type: 'string' } },
-      async run(values, _, ctx) {
-        const tenantId = need(values, 'tenant');
-        ctx.out((await requireTenant(await ctx.db(), tenantId)).settings);
-      },
-    },
+    tenantCommand({ name: 'show', summary: "Print a tenant's settings as JSON" }, async (_, tenant) => tenant.settings),
     {
       name: 'set',
       synopsis: [

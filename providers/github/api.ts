@@ -35,3 +35,22 @@ export async function githubRequest<T>(ctx: ToolContext, method: string, path: s
   const res = await ctx.fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return (await readJson(res)) as T;
 }
+
+/**
+ * One page of a repository's `issues`, `pulls` or `commits`: the tool's arguments besides owner,
+ * repo and paging are GitHub's filters, passed on as they are named; each row is slimmed by `slim`.
+ */
+export async function listInRepo<T, Row>(
+  ctx: ToolContext,
+  collection: 'issues' | 'pulls' | 'commits',
+  args: { owner: string; repo: string; perPage: number; page: number } & Query,
+  slim: (item: T) => Row,
+): Promise<Row[]> {
+  const { owner, repo, perPage, page, ...filters } = args;
+  const items = await githubRequest<T[]>(
+    ctx,
+    'GET',
+    `${repoPath(owner, repo)}/${collection}${queryString({ ...filters, per_page: perPage, page })}`,
+  );
+  return items.map(slim);
+}

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues } from '../../core/errors.js';
+import { inputJsonSchema } from '../../core/json-schema.js';
 import { connectionState, searchVisibleTools } from '../catalog/caller-view.js';
-import { argumentsJsonSchema } from '../catalog/tool-search.js';
 import type { ServiceContext } from '../context.js';
 import { defineMetaTool } from '../meta/meta-tool.js';
 import { compositeSearch, hasRemoteSources } from '../sources/composite.js';
@@ -50,7 +50,7 @@ async function searchHere(ctx: ServiceContext, caller: Caller, args: { query: st
         connected: state.connected,
         ...(state.status && { status: state.status }),
         accounts: state.accounts,
-        parameters: argumentsJsonSchema(entry),
+        parameters: inputJsonSchema(entry.tool),
         ...(state.hint && { hint: state.hint }),
       };
     }),

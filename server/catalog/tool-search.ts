@@ -1,5 +1,4 @@
 import MiniSearch from 'minisearch';
-import { z } from 'zod';
 import type { ToolEntry } from '../../providers/registry.js';
 
 /**
@@ -111,13 +110,4 @@ export function toolIndexFor(registry: { tools(): ToolEntry[] }): ToolSearchInde
     indexes.set(registry, index);
   }
   return index;
-}
-
-/** A tool's arguments as JSON Schema (input view: defaults make fields optional). */
-export function argumentsJsonSchema(entry: ToolEntry): Record<string, unknown> {
-  const { $schema: _drop, ...schema } = z.toJSONSchema(entry.tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  return schema;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MetaToolError } from '../../core/errors.js';
+import { inputJsonSchema } from '../../core/json-schema.js';
 import { loadCallerView, mayUse } from '../catalog/caller-view.js';
-import { argumentsJsonSchema } from '../catalog/tool-search.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const getToolSchema = defineMetaTool({
@@ -12,6 +12,6 @@ export const getToolSchema = defineMetaTool({
     const entry = ctx.registry.toolByFlatName(args.tool);
     // A tool hidden by policy answers like one that does not exist.
     if (!entry || !mayUse(await loadCallerView(ctx, caller), entry)) throw new MetaToolError({ error: 'Tool not found' }, 404);
-    return { schema: argumentsJsonSchema(entry) };
+    return { schema: inputJsonSchema(entry.tool) };
   },
 });

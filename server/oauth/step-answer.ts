@@ -4,7 +4,7 @@ import type { StepAnswer } from '../../connections/step-answer.js';
 import type { ServiceContext } from '../context.js';
 import { startCookieCapture } from '../portal/cookie-capture/router.js';
 import { messagePage, notAllowedPage } from '../portal/html.js';
-import { readPortalUser } from '../portal/session.js';
+import { readPortalUser } from '../portal/session-cookie.js';
 import { toSignIn } from '../portal/signed-in.js';
 
 /** This request as a connection step sees it: who is signed in to the portal is read fresh, when the step asks. */

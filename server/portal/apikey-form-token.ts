@@ -5,7 +5,7 @@ import { WRONG_ACCOUNT } from '../../connections/flow-owner.js';
 import type { Provider } from '../../providers/sdk.js';
 import type { Account } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
-import { integrationPath } from './integrations-pages.js';
+import { integrationPath } from './connect-controls.js';
 import type { SignedIn } from './signed-in.js';
 
 /**

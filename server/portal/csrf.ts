@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from './html.js';
-import { sessionCookieValue } from './session.js';
+import { sessionCookieValue } from './session-cookie.js';
 
 /**
  * CSRF protection for the portal's forms: a token derived from the session cookie with a

@@ -4,7 +4,7 @@ import { safeNext } from '../../core/urls.js';
 import { bindOidcIdentity, findUserByEmail, findUserByOidcIdentity, type User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { messagePage } from './html.js';
-import { onlyCookie, startPortalSession } from './session.js';
+import { onlyCookie, startPortalSession } from './session-cookie.js';
 
 /**
  * Portal sign-in through the operator's identity provider (PORTAL_OIDC_*), authorization code

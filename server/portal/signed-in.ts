@@ -1,10 +1,10 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../../core/caller.js';
 import { ADMIN_ROLE } from '../../core/policy.js';
+import type { Account } from '../../store/accounts.js';
 import type { User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
-import { html, page, type SafeHtml } from './html.js';
-import { readSessionUser } from './session.js';
+import { readSessionUser } from './session-cookie.js';
 
 /** The human signed in to the portal, as the same Caller the API would see for their keys. */
 export interface SignedIn {
@@ -22,25 +22,20 @@ export async function signedIn(ctx: ServiceContext, req: Request): Promise<Signe
   return { user, caller: { tenantId: user.tenantId, userId: user.id, roles: user.roles }, isAdmin: user.roles.includes(ADMIN_ROLE) };
 }
 
+/** Whether this human may change `account`: their own, or, as an administrator, one of the organisation's. */
+export const mayManage = (me: SignedIn, account: Account): boolean =>
+  account.scope === 'user' ? account.ownerUserId === me.user.id : me.isAdmin;
+
 /** Sends a signed-out human to sign in, then back to `next` (a GET page). */
 export function toSignIn(res: Response, next: string): void {
   res.redirect(303, `/portal/login?next=${encodeURIComponent(next)}`);
 }
 
-type Section = 'home' | 'integrations' | 'accounts';
-
-/** A portal page with its navigation. Everything interpolated is escaped by `html`. */
-export function portalPage(title: string, me: SignedIn, current: Section, body: SafeHtml): string {
-  const link = (href: string, section: Section, text: string) =>
-    section === current ? html`<a href="${href}" aria-current="page">${text}</a>` : html`<a href="${href}">${text}</a>`;
-  return page(
-    title,
-    html`<nav aria-label="Portal">${link('/portal', 'home', 'Switchboard')}${link('/portal/integrations', 'integrations', 'Integrations')}${link(
-      '/portal/accounts',
-      'accounts',
-      'Accounts',
-    )}<span class="me">${me.user.email}${me.isAdmin ? ' · administrator' : ''}</span>
-<form method="post" action="/portal/logout"><button type="submit" class="secondary small">Sign out</button></form></nav>${body}`,
-    { wide: true },
-  );
+/** A GET page for signed-in humans: anyone else signs in first and comes back to it. */
+export function signedInPage(ctx: ServiceContext, render: (req: Request, res: Response, me: SignedIn) => Promise<unknown>): RequestHandler {
+  return async (req, res) => {
+    const me = await signedIn(ctx, req);
+    if (!me) return toSignIn(res, req.originalUrl);
+    await render(req, res, me);
+  };
 }

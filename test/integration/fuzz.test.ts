@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inputJsonSchema } from '../../server/mcp.js';
+import { inputJsonSchema } from '../../core/json-schema.js';
 import { AGENT_TOOLS, META_TOOLS } from '../../server/meta/index.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../sdk.js';
-import { githubRequest, numberedPath, queryString, repoPath } from '../api.js';
+import { githubRequest, listInRepo, numberedPath, repoPath } from '../api.js';
 import { issueNumber, paging, repoRef } from '../args.js';
 import { type GhIssue, type GhUser, issueDetails, slimIssue } from '../shapes.js';
 
@@ -25,13 +25,7 @@ export const issueTools = [
       ...paging,
     }),
     async run(args, ctx) {
-      const { owner, repo, perPage, page, ...filters } = args;
-      const issues = await githubRequest<GhIssue[]>(
-        ctx,
-        'GET',
-        `${repoPath(owner, repo)}/issues${queryString({ ...filters, per_page: perPage, page })}`,
-      );
-      return issues.map(slimIssue);
+      return listInRepo(ctx, 'issues', args, slimIssue);
     },
   }),
   defineTool({

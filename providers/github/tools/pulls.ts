@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../sdk.js';
-import { githubRequest, numberedPath, queryString, repoPath } from '../api.js';
+import { githubRequest, listInRepo, numberedPath, repoPath } from '../api.js';
 import { issueNumber, paging, repoRef } from '../args.js';
 import { type GhPull, pullDetails, slimPull } from '../shapes.js';
 
@@ -24,13 +24,7 @@ export const pullTools = [
       ...paging,
     }),
     async run(args, ctx) {
-      const { owner, repo, perPage, page, ...filters } = args;
-      const pulls = await githubRequest<GhPull[]>(
-        ctx,
-        'GET',
-        `${repoPath(owner, repo)}/pulls${queryString({ ...filters, per_page: perPage, page })}`,
-      );
-      return pulls.map(slimPull);
+      return listInRepo(ctx, 'pulls', args, slimPull);
     },
   }),
   defineTool({

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../../sdk.js';
-import { githubRequest, queryString, repoPath } from '../api.js';
+import { githubRequest, listInRepo, queryString, repoPath } from '../api.js';
 import { paging, repoRef } from '../args.js';
-import { type GhCommit, type GhRepo, repoDetails, slimCommit, slimRepo } from '../shapes.js';
+import { type GhRepo, repoDetails, slimCommit, slimRepo } from '../shapes.js';
 
 export const repoTools = [
   defineTool({
@@ -69,13 +69,7 @@ export const repoTools = [
       ...paging,
     }),
     async run(args, ctx) {
-      const { owner, repo, perPage, page, ...filters } = args;
-      const commits = await githubRequest<GhCommit[]>(
-        ctx,
-        'GET',
-        `${repoPath(owner, repo)}/commits${queryString({ ...filters, per_page: perPage, page })}`,
-      );
-      return commits.map(slimCommit);
+      return listInRepo(ctx, 'commits', args, slimCommit);
     },
   }),
 ];

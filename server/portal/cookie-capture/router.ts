@@ -10,7 +10,7 @@ import { type ConnectionAttempt, getAttempt, isOpenAttempt } from '../../../stor
 import type { ServiceContext } from '../../context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
 import { messagePage, notAllowedPage } from '../html.js';
-import { readPortalUser } from '../session.js';
+import { readPortalUser } from '../session-cookie.js';
 import { capturePage } from './page.js';
 import { CaptureLimitError, type CaptureSession, CaptureSessions, captureSessionsOptions, FORWARDED_KEYS, VIEWPORT } from './sessions.js';
 

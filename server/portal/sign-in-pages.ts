@@ -1,35 +1,17 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { safeNext } from '../../core/urls.js';
 import { consumeLoginToken, peekLoginToken } from '../../store/login-tokens.js';
 import { getUser } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
-import { accountsRouter } from './accounts-pages.js';
-import { apiKeyRouter } from './apikey-form.js';
+import { formBody } from './form-body.js';
 import { html, messagePage, page } from './html.js';
-import { integrationsRouter } from './integrations-pages.js';
 import { oidcSignIn } from './oidc-sign-in.js';
-import { endPortalSession, readPortalUser, startPortalSession } from './session.js';
+import { endPortalSession, readPortalUser, startPortalSession } from './session-cookie.js';
 
-/** The portal's sign-in: OIDC when configured, one-time links (admin login-link) for development. */
-export function portalRouter(ctx: ServiceContext): Router {
+/** The portal's sign-in and sign-out: OIDC when configured, one-time links (admin login-link) for development. */
+export function signInRouter(ctx: ServiceContext): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
   const oidc = oidcSignIn(ctx);
-
-  router.get('/portal', async (req: Request, res: Response) => {
-    const human = await readPortalUser(ctx, req);
-    if (!human) return res.redirect(303, '/portal/login');
-    const user = await getUser(ctx.pool, human.userId);
-    res.send(
-      page(
-        'Portal',
-        html`<h1>Switchboard</h1><p>Signed in as <strong data-testid="signed-in-as">${user?.email ?? human.userId}</strong>.</p>
-<ul><li><a href="/portal/integrations">Integrations</a>: connect services, add API keys</li>
-<li><a href="/portal/accounts">Accounts</a>: rename, choose defaults, disconnect${user?.roles.includes('admin') ? ', share organisation accounts' : ''}</li></ul>
-<form method="post" action="/portal/logout"><button type="submit">Sign out</button></form>`,
-      ),
-    );
-  });
 
   router.get('/portal/login', async (req: Request, res: Response) => {
     const next = safeNext(req.query.next);
@@ -79,7 +61,7 @@ you asked for this link yourself.</p></div>`
     );
   });
 
-  router.post('/portal/login-link', form, async (req: Request, res: Response) => {
+  router.post('/portal/login-link', formBody, async (req: Request, res: Response) => {
     const user = typeof req.body?.token === 'string' ? await consumeLoginToken(ctx.pool, req.body.token) : undefined;
     if (!user) {
       return res
@@ -90,13 +72,11 @@ you asked for this link yourself.</p></div>`
     res.redirect(303, safeNext(req.body.next));
   });
 
-  // Ends every session of this user, in every browser (session version, session.ts).
+  // Ends every session of this user, in every browser (session version, session-cookie.ts).
   router.post('/portal/logout', async (req: Request, res: Response) => {
     await endPortalSession(ctx, req, res);
     res.redirect(303, '/portal/login');
   });
-
-  router.use(integrationsRouter(ctx), apiKeyRouter(ctx), accountsRouter(ctx));
 
   return router;
 }

@@ -3,6 +3,11 @@ import type { CallerOwner } from '../../core/caller.js';
 import { endUserSessions, getSessionUser, type User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 
+/**
+ * The portal session: a signed HttpOnly cookie naming a user and their session version, how it is
+ * started, read back and ended. What a page works with, the signed-in user with roles, is signed-in.ts.
+ */
+
 /** The signed-in human of the portal, kept in a signed HttpOnly cookie. */
 export type PortalUser = CallerOwner;
 

@@ -1,6 +1,7 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { disconnectAccount } from '../../connections/disconnect.js';
+import { ACCOUNT_LABEL_MAX_CHARS, accountLabelSchema } from '../../core/account-label.js';
 import { roleNameSchema } from '../../core/policy.js';
 import {
   type Account,
@@ -12,10 +13,12 @@ import {
   setSharingRoles,
 } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
+import { FOR_ORGANISATION, integrationPath } from './connect-controls.js';
 import { csrfToken, requireCsrf } from './csrf.js';
+import { formBody } from './form-body.js';
 import { html, messagePage, type SafeHtml } from './html.js';
-import { FOR_ORGANISATION, integrationPath } from './integrations-pages.js';
-import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
+import { portalPage } from './portal-page.js';
+import { mayManage, type SignedIn, signedIn, signedInPage, toSignIn } from './signed-in.js';
 
 /**
  * GET /portal/accounts — the accounts a user can use (their own, then the organisation's shared
@@ -24,16 +27,7 @@ import { portalPage, type SignedIn, signedIn, toSignIn } from './signed-in.js';
  * delete. Every change is a CSRF-checked POST that redirects back (post/redirect/get).
  */
 
-export const LABEL_MAX_CHARS = 100;
 const MAX_SHARING_ROLES = 50;
-
-const labelSchema = z
-  .string()
-  .trim()
-  .min(1, 'The label must not be empty.')
-  .max(LABEL_MAX_CHARS, `The label must be at most ${LABEL_MAX_CHARS} characters.`)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'The label must not contain control characters.');
 
 const sharingRole = z.literal('*').or(roleNameSchema);
 
@@ -60,7 +54,7 @@ const action = (a: Account, what: string) => `/portal/accounts/${encodeURICompon
 
 function renameForm(csrf: string, a: Account): SafeHtml {
   return html`<form method="post" action="${action(a, 'label')}" class="inline">
-<input type="hidden" name="_csrf" value="${csrf}"><input type="text" name="label" value="${a.label}" maxlength="${LABEL_MAX_CHARS}" required aria-label="Label of ${a.label}">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="text" name="label" value="${a.label}" maxlength="${ACCOUNT_LABEL_MAX_CHARS}" required aria-label="Label of ${a.label}">
 <button type="submit" class="small secondary">Rename</button></form>`;
 }
 
@@ -131,14 +125,14 @@ ${mine}${admin}`,
 
 export function accountsRouter(ctx: ServiceContext): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
 
-  router.get('/portal/accounts', async (req: Request, res: Response) => {
-    const me = await signedIn(ctx, req);
-    if (!me) return toSignIn(res, req.originalUrl);
-    const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
-    res.send(await accountsPage(ctx, req, me, { notice }));
-  });
+  router.get(
+    '/portal/accounts',
+    signedInPage(ctx, async (req, res, me) => {
+      const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+      res.send(await accountsPage(ctx, req, me, { notice }));
+    }),
+  );
 
   /** The account named in the path, if the signed-in user may manage it (own, or organisation's for an admin). */
   async function manageable(req: Request, res: Response): Promise<{ me: SignedIn; account: Account } | undefined> {
@@ -148,8 +142,7 @@ export function accountsRouter(ctx: ServiceContext): Router {
       return undefined;
     }
     const account = await getAccount(ctx.pool, me.caller.tenantId, String(req.params.id));
-    const allowed = account && (account.scope === 'user' ? account.ownerUserId === me.user.id : me.isAdmin);
-    if (!account || !allowed) {
+    if (!account || !mayManage(me, account)) {
       res.status(404).send(messagePage('No such account', 'There is no account with this id that you may change.', 'bad'));
       return undefined;
     }
@@ -160,23 +153,23 @@ export function accountsRouter(ctx: ServiceContext): Router {
   const refuse = async (req: Request, res: Response, me: SignedIn, error: string) =>
     res.status(400).send(await accountsPage(ctx, req, me, { error }));
 
-  router.post('/portal/accounts/:id/label', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+  router.post('/portal/accounts/:id/label', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
     const found = await manageable(req, res);
     if (!found) return;
-    const label = labelSchema.safeParse(req.body?.label ?? '');
+    const label = accountLabelSchema.safeParse(req.body?.label ?? '');
     if (!label.success) return refuse(req, res, found.me, label.error.issues[0].message);
     await renameAccount(ctx.pool, found.account.tenantId, found.account.id, label.data);
     back(res, 'renamed');
   });
 
-  router.post('/portal/accounts/:id/default', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+  router.post('/portal/accounts/:id/default', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
     const found = await manageable(req, res);
     if (!found) return;
     await setDefaultAccount(ctx.pool, found.account.tenantId, found.account.id);
     back(res, 'default');
   });
 
-  router.post('/portal/accounts/:id/disconnect', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+  router.post('/portal/accounts/:id/disconnect', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
     const found = await manageable(req, res);
     if (!found) return;
     const { revoked } = await disconnectAccount(ctx, found.account);
@@ -184,7 +177,7 @@ export function accountsRouter(ctx: ServiceContext): Router {
     back(res, revoked ? 'revoked' : 'disconnected');
   });
 
-  router.post('/portal/accounts/:id/sharing', form, requireCsrf(ctx), async (req: Request, res: Response) => {
+  router.post('/portal/accounts/:id/sharing', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
     const found = await manageable(req, res);
     if (!found) return;
     if (found.account.scope !== 'tenant') return refuse(req, res, found.me, 'Only organisation accounts are shared.');

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+/**
+ * What a caller sends for a tool, as JSON Schema: the input view (a field with a default is
+ * optional), without `$schema` (the documents it goes into name their own dialect). A zod type
+ * with no JSON Schema form becomes `{}` rather than failing the whole listing.
+ */
+export function inputJsonSchema(tool: { input: z.ZodType }): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return schema;
+}

@@ -1,0 +1,55 @@
+import { checkContext } from '../../connections/check-context.js';
+import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
+import type { AccountIdentity, Provider } from '../../providers/sdk.js';
+import type { ServiceContext } from '../context.js';
+import type { SignedIn } from './signed-in.js';
+
+/**
+ * Before an API key is saved, Switchboard makes one call with it (the provider's `identify`): a
+ * key the service refuses is never stored, and the account is labelled with what the service says.
+ */
+
+const TEST_CALL_TIMEOUT_MS = 10_000;
+
+export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };
+
+/** The one test call before saving: the provider's `identify`, with the submitted key. */
+export async function testKey(ctx: ServiceContext, me: SignedIn, provider: Provider, fields: Record<string, string>): Promise<TestOutcome> {
+  const { name, displayName } = provider.manifest;
+  if (!provider.identify) return { ok: true };
+  const logger = ctx.logger.child({ integration: name, userId: me.user.id });
+  try {
+    const identity = await provider.identify(
+      checkContext(ctx, {
+        provider,
+        credential: { type: 'apikey', fields },
+        caller: { tenantId: me.caller.tenantId, userId: me.user.id },
+        logger,
+        timeoutMs: TEST_CALL_TIMEOUT_MS,
+      }),
+    );
+    return { ok: true, identity };
+  } catch (err) {
+    // Only the status is logged: a service may echo the key in its error body.
+    if (err instanceof ProviderHttpError && (err.status === 401 || err.status === 403)) {
+      logger.info({ status: err.status }, 'the service refused an API key');
+      return {
+        ok: false,
+        status: 400,
+        message: `${displayName} refused this key (HTTP ${err.status}). Nothing was saved; check the key and try again.`,
+      };
+    }
+    const why =
+      err instanceof ProviderHttpError
+        ? `answered HTTP ${err.status}`
+        : err instanceof ResponseTooLarge
+          ? `answered more than ${err.maxBytes} bytes`
+          : 'could not be reached';
+    logger.warn({ err: err instanceof ProviderHttpError ? err.message : (err as Error).name }, 'could not test an API key');
+    return {
+      ok: false,
+      status: 502,
+      message: `${displayName} ${why} when Switchboard tested the key. Nothing was saved; try again later.`,
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import type { ServiceContext } from '../context.js';
+import { accountsRouter } from './accounts-page.js';
+import { connectActionRouter } from './connect-action.js';
+import { homeRouter } from './home-page.js';
+import { integrationPageRouter } from './integration-page.js';
+import { integrationsListRouter } from './integrations-list-page.js';
+import { signInRouter } from './sign-in-pages.js';
+
+/** Every page of the portal, for people (agents use the API and MCP). */
+export function portalRouter(ctx: ServiceContext): Router {
+  return Router().use(
+    homeRouter(ctx),
+    signInRouter(ctx),
+    integrationsListRouter(ctx),
+    connectActionRouter(ctx),
+    integrationPageRouter(ctx),
+    accountsRouter(ctx),
+  );
+}
