@@ -1,3 +1,4 @@
+import { fitAccountLabel } from '../core/account-label.js';
 import { connectionWorkflowId } from '../core/ids.js';
 import { type Account, type NewAccount, type StoredCredential, saveConnectedAccount } from '../store/accounts.js';
 import { type ConnectionAttempt, finishAttempt, lockPendingAttempt } from '../store/connection-attempts.js';
@@ -27,6 +28,8 @@ export async function completeConnection(
     if (!(await lockPendingAttempt(db, attempt.id))) return undefined;
     const stored = await saveConnectedAccount(db, ctx.keyring, {
       ...account,
+      // The service's account name can be any length; a label fits the portal's rename box.
+      label: fitAccountLabel(account.label),
       tenantId: attempt.tenantId,
       ownerUserId: attempt.accountScope === 'tenant' ? null : attempt.userId,
       integration: attempt.integration,

@@ -1,5 +1,7 @@
 // Organisation (tenant-scoped) accounts and whom they are shared with. Never prints a secret.
+
 import { z } from 'zod';
+import { accountLabelSchema } from '../../core/account-label.js';
 import { roleNameSchema } from '../../core/policy.js';
 import { builtinProviders } from '../../providers/index.js';
 import {
@@ -66,7 +68,8 @@ export const orgAccountGroup: Group = {
       ].join('\n'),
       options: { tenant: { type: 'string' }, integration: { type: 'string' }, label: { type: 'string' }, 'share-with': { type: 'string' } },
       async run(values, _, ctx) {
-        const [tenantId, name, label] = [need(values, 'tenant'), integration(values), need(values, 'label')];
+        const [tenantId, name] = [need(values, 'tenant'), integration(values)];
+        const [label] = checkEach('label', [need(values, 'label')], accountLabelSchema);
         const sharingRoles = values['share-with'] === undefined ? [] : checkEach('share-with', list(values, 'share-with'), sharingRole);
         const keyring = ctx.keyring();
         const db = await ctx.db();

@@ -198,6 +198,10 @@ describe('admin CLI', () => {
       [['set-roles', '--email', 'ada@example.com'], /missing --role/],
       [['org-account', 'create', '--tenant', tenantId, '--integration', 'gitlab', '--label', 'x'], /unknown integration "gitlab"/],
       [['org-account', 'share', '--id', 'acc_nope', '--roles', 'eng'], /unknown organisation account acc_nope/],
+      [
+        ['org-account', 'create', '--tenant', tenantId, '--integration', 'github', '--label', 'x'.repeat(101)],
+        /--label: .* is not valid \(The label must be at most 100 characters\.\)/,
+      ],
     ];
     const runs = await Promise.all(cases.map(([args]) => admin(...args)));
     runs.forEach((run, i) => {
