@@ -14,6 +14,7 @@ import { getAttemptForCaller } from '../store/connection-attempts.js';
 import { getTenant } from '../store/tenants.js';
 import { getUser } from '../store/users.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
+import { AccountSlots, SlotWaitAborted } from './account-slots.js';
 import { CredentialError, CredentialStore, type LoadedCredential, secretsOf, toToolCredential } from './credentials.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -47,6 +48,9 @@ class DeadlineExceeded extends Error {}
  * audit row. Failures are returned as outcomes, never thrown.
  */
 export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices'>) {
+  const slots = new AccountSlots(deps.pool, deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY, (err) =>
+    deps.logger.warn({ err: err.message }, 'could not renew account slots'),
+  );
   const credentials = new CredentialStore(deps.pool, deps.keyring, deps.registry, (provider, outcome) =>
     tokenRefreshes.inc({ provider, outcome }),
   );
@@ -153,7 +157,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         p.then(resolve, reject);
       });
 
+    let release: (() => Promise<void>) | undefined;
     try {
+      // At most CONNECTIONS_ACCOUNT_MAX_CONCURRENCY calls in flight per account; a queued call keeps its deadline.
+      if (account) release = await slots.acquire(account, signal);
       let result: unknown;
       try {
         result = await withDeadline(attempt(auth?.loaded));
@@ -172,6 +179,13 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       const clean = redactResult(result, secrets);
       return { ok: true, ...limitResult(clean, input.maxResultBytes) };
     } catch (err) {
+      if (err instanceof SlotWaitAborted && account) {
+        return failure(
+          'timeout',
+          `${input.call.tool} did not get a turn on the ${integration} account "${account.label}" within ${input.timeoutMs} ms: ` +
+            `at most ${deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY} calls run at once per account.`,
+        );
+      }
       if (err instanceof DeadlineExceeded || signal.aborted) {
         return failure('timeout', `${input.call.tool} did not finish within ${input.timeoutMs} ms.`);
       }
@@ -186,12 +200,24 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
           issues: [{ path: [err.argument], message: err.reason }],
         });
       }
+      if (err instanceof ProviderHttpError && err.retryAfterSec !== undefined) {
+        // Not tool_failed: the service refused for now, and says when it takes calls again.
+        return failure(
+          'rate_limited',
+          `${integration} is limiting calls (HTTP ${err.status}); try again in ${err.retryAfterSec} s: ${providerErrorText(err.body, secrets)}`,
+          { status: err.status, integration, retryAfterSec: err.retryAfterSec },
+        );
+      }
       if (err instanceof ProviderHttpError) {
         return failure('tool_failed', `${integration} answered HTTP ${err.status}: ${providerErrorText(err.body, secrets)}`, {
           status: err.status,
         });
       }
       return failure('tool_failed', `${input.call.tool} failed: ${providerErrorText((err as Error).message ?? String(err), secrets)}`);
+    } finally {
+      await release?.().catch((err: Error) =>
+        deps.logger.warn({ err: err.message }, 'could not give an account slot back; it lapses with its lease'),
+      );
     }
   }
 
