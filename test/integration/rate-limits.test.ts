@@ -3,13 +3,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountSlots } from '../../activities/account-slots.js';
+import { AccountSlots, SLOT_LEASE_MS } from '../../activities/account-slots.js';
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { DEFAULT_RETRY_AFTER_SEC, MAX_RETRY_AFTER_SEC } from '../../providers/rate-limit.js';
 import type { ExecuteOptions, ToolCallRequest, ToolOutcome } from '../../workflows/sdk/index.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
 
@@ -300,6 +300,40 @@ describe(`per-account concurrency (CONNECTIONS_ACCOUNT_MAX_CONCURRENCY=${MAX_PER
     expect(await queued(account.id)).toBe(MAX_PER_ACCOUNT);
     await stack.services.pool.query('DELETE FROM account_call_slots WHERE account_id = $1', [account.id]);
   }, 60_000);
+
+  it('a worker process SIGKILLed while it holds every slot of an account: its slots come back within a lease', async () => {
+    const { user, account } = await githubUser('rl-killed');
+    await stack.stopWorker();
+    const child = await spawnWorkerProcess(stack);
+    try {
+      const before = apis.requests.filter((r) => r.path === '/github/user').length;
+      apis.behave.set('/github/user', { delayMs: 60_000, times: MAX_PER_ACCOUNT });
+      // Three calls take the three slots in the child and hang at the service.
+      const hanging = Array.from({ length: MAX_PER_ACCOUNT }, () => execute(user, 'github__get_authenticated_user').catch(() => undefined));
+      await expect
+        .poll(() => apis.requests.filter((r) => r.path === '/github/user').length - before, { timeout: 30_000 })
+        .toBe(MAX_PER_ACCOUNT);
+      expect(await queued(account.id)).toBe(MAX_PER_ACCOUNT);
+      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+      await stack.startWorker();
+      // Nobody renews the dead worker's slots: calls wait (each answering timeout after its 5 s deadline)
+      // until the slots' lease lapses, then one gets through.
+      const killedAt = Date.now();
+      let outcome = await execute(user, 'github__get_authenticated_user');
+      while (!outcome.ok && outcome.error.code === 'timeout' && Date.now() - killedAt < SLOT_LEASE_MS + 15_000) {
+        expect(outcome.error.message).toContain('did not get a turn');
+        outcome = await execute(user, 'github__get_authenticated_user');
+      }
+      expect(outcome).toMatchObject({ ok: true, result: { login: 'rl-killed' } });
+      expect(Date.now() - killedAt).toBeLessThan(SLOT_LEASE_MS + 10_000);
+      await Promise.all(hanging);
+      await expect.poll(() => queued(account.id), { timeout: 30_000 }).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      if (!stack.worker) await stack.startWorker();
+    }
+  }, 120_000);
 
   it('waiting calls get their turn first come, first served', async () => {
     const slots = new AccountSlots(stack.services.pool, 1);
