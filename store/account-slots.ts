@@ -26,7 +26,6 @@ export function enqueueCall(
 ): Promise<{ ticket: string; granted: boolean }> {
   return transaction(pool, async (db) => {
     await lockKey(db, slotKey(account));
-    await db.query(`DELETE FROM account_call_slots WHERE lease_until < now() - ${SWEEP_AFTER}`);
     const { rows } = await db.query(
       `INSERT INTO account_call_slots (tenant_id, account_id, lease_until) VALUES ($1, $2, ${leaseFrom(3)}) RETURNING ticket::text AS ticket`,
       [account.tenantId, account.id, leaseMs],
@@ -66,17 +65,25 @@ export async function leaveQueue(db: Queryable, ticket: string): Promise<void> {
   await db.query('DELETE FROM account_call_slots WHERE ticket = $1', [ticket]);
 }
 
-/** Runs under the account's lock: lapsed tickets go, then this one takes a slot if its turn has come. */
+/**
+ * Runs under the account's lock: the account's lapsed tickets go (and long-lapsed ones of any
+ * account), then this one takes a slot if its turn has come.
+ */
 async function grantIfTurn(db: Queryable, account: SlotAccount, ticket: string, max: number, leaseMs: number): Promise<boolean> {
-  await db.query('DELETE FROM account_call_slots WHERE tenant_id = $1 AND account_id = $2 AND lease_until <= now()', [
-    account.tenantId,
-    account.id,
-  ]);
+  // SKIP LOCKED: two sweeps (under two accounts' locks) never wait on each other's rows.
+  await db.query(
+    `DELETE FROM account_call_slots WHERE ticket IN (
+       SELECT ticket FROM account_call_slots
+        WHERE (tenant_id = $1 AND account_id = $2 AND lease_until <= now()) OR lease_until < now() - ${SWEEP_AFTER}
+        FOR UPDATE SKIP LOCKED)`,
+    [account.tenantId, account.id],
+  );
   const { rowCount } = await db.query(
     `UPDATE account_call_slots SET granted = true, lease_until = ${leaseFrom(5)}
       WHERE ticket = $3 AND tenant_id = $1 AND account_id = $2
         AND (SELECT count(*) FROM account_call_slots o
-              WHERE o.tenant_id = $1 AND o.account_id = $2 AND (o.granted OR o.ticket < $3) AND o.ticket <> $3) < $4`,
+              WHERE o.tenant_id = $1 AND o.account_id = $2 AND (o.granted OR o.ticket < $3) AND o.ticket <> $3
+                AND o.lease_until > now()) < $4`,
     [account.tenantId, account.id, ticket, max, leaseMs],
   );
   return rowCount === 1;
