@@ -157,10 +157,21 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         p.then(resolve, reject);
       });
 
+    // At most CONNECTIONS_ACCOUNT_MAX_CONCURRENCY calls in flight per account; a queued call keeps its deadline.
     let release: (() => Promise<void>) | undefined;
+    if (account) {
+      try {
+        release = await slots.acquire(account, signal);
+      } catch (err) {
+        if (!(err instanceof SlotWaitAborted)) throw err;
+        return failure(
+          'timeout',
+          `${input.call.tool} did not get a turn on the ${integration} account "${account.label}" within ${input.timeoutMs} ms: ` +
+            `at most ${deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY} calls run at once per account.`,
+        );
+      }
+    }
     try {
-      // At most CONNECTIONS_ACCOUNT_MAX_CONCURRENCY calls in flight per account; a queued call keeps its deadline.
-      if (account) release = await slots.acquire(account, signal);
       let result: unknown;
       try {
         result = await withDeadline(attempt(auth?.loaded));
@@ -179,13 +190,6 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       const clean = redactResult(result, secrets);
       return { ok: true, ...limitResult(clean, input.maxResultBytes) };
     } catch (err) {
-      if (err instanceof SlotWaitAborted && account) {
-        return failure(
-          'timeout',
-          `${input.call.tool} did not get a turn on the ${integration} account "${account.label}" within ${input.timeoutMs} ms: ` +
-            `at most ${deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY} calls run at once per account.`,
-        );
-      }
       if (err instanceof DeadlineExceeded || signal.aborted) {
         return failure('timeout', `${input.call.tool} did not finish within ${input.timeoutMs} ms.`);
       }
