@@ -15,6 +15,7 @@ import type { LoadedCredential } from '../store/credential-seal.js';
 import { getTenant } from '../store/tenants.js';
 import { getUser } from '../store/users.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
+import { AccountSlots, SlotWaitAborted } from './account-slots.js';
 import { CredentialError, CredentialStore, secretsOf, toToolCredential } from './credentials.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -48,6 +49,9 @@ class DeadlineExceeded extends Error {}
  * audit row. Failures are returned as outcomes, never thrown.
  */
 export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices'>) {
+  const slots = new AccountSlots(deps.pool, deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY, (err) =>
+    deps.logger.warn({ err: err.message }, 'could not renew account slots'),
+  );
   const credentials = new CredentialStore(deps.pool, deps.keyring, deps.registry, (provider, outcome) =>
     tokenRefreshes.inc({ provider, outcome }),
   );
@@ -154,6 +158,20 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         p.then(resolve, reject);
       });
 
+    // At most CONNECTIONS_ACCOUNT_MAX_CONCURRENCY calls in flight per account; a queued call keeps its deadline.
+    let release: (() => Promise<void>) | undefined;
+    if (account) {
+      try {
+        release = await slots.acquire(account, signal);
+      } catch (err) {
+        if (!(err instanceof SlotWaitAborted)) throw err;
+        return failure(
+          'timeout',
+          `${input.call.tool} did not get a turn on the ${integration} account "${account.label}" within ${input.timeoutMs} ms: ` +
+            `at most ${deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY} calls run at once per account.`,
+        );
+      }
+    }
     try {
       let result: unknown;
       try {
@@ -187,12 +205,24 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
           issues: [{ path: [err.argument], message: err.reason }],
         });
       }
+      if (err instanceof ProviderHttpError && err.retryAfterSec !== undefined) {
+        // Not tool_failed: the service refused for now, and says when it takes calls again.
+        return failure(
+          'rate_limited',
+          `${integration} is limiting calls (HTTP ${err.status}); try again in ${err.retryAfterSec} s: ${providerErrorText(err.body, secrets)}`,
+          { status: err.status, integration, retryAfterSec: err.retryAfterSec },
+        );
+      }
       if (err instanceof ProviderHttpError) {
         return failure('tool_failed', `${integration} answered HTTP ${err.status}: ${providerErrorText(err.body, secrets)}`, {
           status: err.status,
         });
       }
       return failure('tool_failed', `${input.call.tool} failed: ${providerErrorText((err as Error).message ?? String(err), secrets)}`);
+    } finally {
+      await release?.().catch((err: Error) =>
+        deps.logger.warn({ err: err.message }, 'could not give an account slot back; it lapses with its lease'),
+      );
     }
   }
 

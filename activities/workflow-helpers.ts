@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { type PreparedConnection, prepareConnection } from '../connections/prepare.js';
 import { MetaToolError } from '../core/errors.js';
+import type { ToolAccess } from '../providers/sdk.js';
 import type { ActivityDeps } from './deps.js';
 
 /** Activities behind `switchboard/workflow`: what an agent's own workflow asks Switchboard to do. */
@@ -20,6 +21,15 @@ export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' |
         if (err instanceof MetaToolError) throw ApplicationFailure.nonRetryable(err.message, 'SwitchboardConnectRefused');
         throw err;
       }
+    },
+
+    /**
+     * Whether a tool only reads (`read`), writes or destroys: an agent workflow repeats a
+     * rate-limited call by itself only when it reads. Undefined for a name this deployment does not
+     * know (a remote source's tool), which counts as a write.
+     */
+    async toolAccess(input: { tool: string }): Promise<ToolAccess | undefined> {
+      return deps.registry.toolByQualifiedName(input.tool)?.tool.access;
     },
   };
 }

@@ -149,6 +149,8 @@ export const baseEnvSchema = z.object({
   CONNECTIONS_TOOL_RESULT_MAX_BYTES: positiveInt.default(32768),
   /** Bytes read from one provider response before Switchboard stops reading (a huge or endless body). */
   CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
+  /** Calls in flight at once per account, across every worker process; more wait their turn. */
+  CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: positiveInt.default(8),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
   /** Tool calls per minute per API key: a batch of 500 calls counts 500 (shared by every server process). */
   RATE_LIMIT_CALLS_PER_MINUTE: positiveInt.default(600),

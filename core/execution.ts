@@ -3,25 +3,32 @@
  * Pure types and constructors: safe in workflows.
  */
 
-export type ToolErrorCode =
-  | 'forbidden'
-  | 'provider_disabled'
-  | 'not_found'
-  | 'not_connected'
-  | 'needs_reauth'
-  | 'invalid_arguments'
-  | 'tool_failed'
-  | 'timeout';
+/** Every code a failed call answers with (the OpenAPI document lists these). */
+export const TOOL_ERROR_CODES = [
+  'forbidden',
+  'provider_disabled',
+  'not_found',
+  'not_connected',
+  'needs_reauth',
+  'invalid_arguments',
+  'tool_failed',
+  'rate_limited',
+  'timeout',
+] as const;
+
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 export interface ToolFailure {
   code: ToolErrorCode;
   message: string;
   /** invalid_arguments: what does not fit the schema. */
   issues?: { path: (string | number)[]; message: string }[];
-  /** tool_failed: the provider's HTTP status. */
+  /** tool_failed / rate_limited: the provider's HTTP status. */
   status?: number;
-  /** not_connected / needs_reauth: which integration to connect. */
+  /** not_connected / needs_reauth: which integration to connect; rate_limited: which one is limiting. */
   integration?: string;
+  /** rate_limited: whole seconds (0 to an hour) until the service takes calls again. */
+  retryAfterSec?: number;
 }
 
 export type ToolOutcome = { ok: true; result: unknown; truncated?: true; originalBytes?: number } | { ok: false; error: ToolFailure };

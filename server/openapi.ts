@@ -1,6 +1,8 @@
 import type { Config } from '../core/config.js';
+import { TOOL_ERROR_CODES } from '../core/execution.js';
 import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
+import { MAX_RETRY_AFTER_SEC } from '../providers/rate-limit.js';
 import { AGENT_TOOLS, META_TOOLS } from './meta/index.js';
 import type { MetaTool } from './meta/meta-tool.js';
 
@@ -99,8 +101,20 @@ export function buildOpenApiDocument(config: Pick<Config, 'PUBLIC_BASE_URL'>): R
             error: {
               type: 'object',
               properties: {
-                code: { type: 'string' },
+                code: {
+                  type: 'string',
+                  enum: [...TOOL_ERROR_CODES],
+                  description: 'rate_limited: the service refused for now; run the call again after retryAfterSec',
+                },
                 message: { type: 'string' },
+                status: { type: 'integer', description: "tool_failed, rate_limited: the provider's HTTP status" },
+                integration: { type: 'string' },
+                retryAfterSec: {
+                  type: 'integer',
+                  minimum: 0,
+                  maximum: MAX_RETRY_AFTER_SEC,
+                  description: 'rate_limited: seconds until the service takes calls again',
+                },
                 issues: {
                   type: 'array',
                   items: {

@@ -1,4 +1,5 @@
 import { ProviderHttpError, readJson } from '../http.js';
+import { rateLimitWait } from '../rate-limit.js';
 import type { ToolContext } from '../sdk.js';
 
 /**
@@ -37,13 +38,18 @@ export async function linearGraphql<T>(ctx: ToolContext, query: string, variable
     body = (await readJson(res)) as typeof body;
   } catch (err) {
     if (err instanceof ProviderHttpError) {
-      // A 4xx carrying an authentication error is a refused key, whatever status the edge chose.
+      // A 4xx carrying an authentication error is a refused key, whatever status the edge chose;
+      // one carrying RATELIMITED is a rate limit, timed by Linear's reset headers.
       const errors = parseErrors(err.body);
-      if (errors && linearErrorStatus(errors) === 401) throw new ProviderHttpError(401, err.body);
+      const status = errors && linearErrorStatus(errors);
+      if (status === 401 || status === 429) throw new ProviderHttpError(status, err.body, rateLimitWait(status, res.headers));
     }
     throw err;
   }
-  if (body?.errors?.length) throw new ProviderHttpError(linearErrorStatus(body.errors), JSON.stringify({ errors: body.errors }));
+  if (body?.errors?.length) {
+    const status = linearErrorStatus(body.errors);
+    throw new ProviderHttpError(status, JSON.stringify({ errors: body.errors }), rateLimitWait(status, res.headers));
+  }
   if (!body?.data) throw new ProviderHttpError(502, 'Linear answered without data');
   return body.data;
 }

@@ -1,4 +1,5 @@
 import { ProviderHttpError, readJson } from '../http.js';
+import { rateLimitWait } from '../rate-limit.js';
 import type { ToolContext } from '../sdk.js';
 import { apiPath, segment } from '../url-path.js';
 
@@ -56,7 +57,8 @@ export async function slackRequest<T>(ctx: ToolContext, method: string, params: 
   const body = (await readJson(res)) as { ok?: boolean; error?: string } | null;
   if (!body?.ok) {
     const error = body?.error ?? 'unknown_error';
-    throw new ProviderHttpError(slackErrorStatus(error), error);
+    const status = slackErrorStatus(error);
+    throw new ProviderHttpError(status, error, rateLimitWait(status, res.headers));
   }
   return body as T;
 }

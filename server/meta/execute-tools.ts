@@ -7,7 +7,7 @@ import { defineMetaTool } from './meta-tool.js';
 
 export const MAX_EXECUTIONS = 500;
 
-/** The nine-meta-tool shapes: `{result}` or `{error}`; NOT_CONNECTED alone carries extra fields. */
+/** The nine-meta-tool shapes: `{result}` or `{error}`; NOT_CONNECTED and RATE_LIMITED carry extra fields. */
 export function metaEntry(ctx: ServiceContext, flatName: string, outcome: ToolOutcome): Record<string, unknown> {
   if (outcome.ok) {
     return outcome.truncated
@@ -38,6 +38,9 @@ function metaError(ctx: ServiceContext, flatName: string, error: ToolFailure): R
       };
     case 'needs_reauth':
       return { error: `${error.message} Use connect('${error.integration}') to reconnect.` };
+    case 'rate_limited':
+      // Like NOT_CONNECTED, a code the agent can act on: wait retryAfterSec, then run the entry again.
+      return { error: 'RATE_LIMITED', integration: error.integration, retryAfterSec: error.retryAfterSec, message: error.message };
     default:
       return { error: error.message };
   }
@@ -48,7 +51,7 @@ export const executeTools = defineMetaTool({
   description:
     'Run tools. executions: [{tool, args}] — tool is a name from search_tools, args an object (default {}), optional account ' +
     '(id or label from list_connections). Up to 8 run at once; results[i] answers executions[i] as {result} or {error}. ' +
-    'A NOT_CONNECTED error names the integration to connect. Pass a requestId to make a retry safe: the same requestId returns ' +
+    'A NOT_CONNECTED error names the integration to connect; a RATE_LIMITED error says after how many seconds (retryAfterSec) to try again. Pass a requestId to make a retry safe: the same requestId returns ' +
     'the recorded results and runs nothing twice.',
   input: z
     .object({

@@ -26,7 +26,11 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   auth = await startAuthServer([github]);
   apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({ worker: false, env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` } });
+  stack = await startStack({
+    worker: false,
+    // 50 calls on one account must all be at the service when the worker dies (the default lets 8 through at once).
+    env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github`, CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: '50' },
+  });
 }, 120_000);
 
 afterAll(async () => {

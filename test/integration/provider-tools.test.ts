@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atlassianJira } from '../../providers/atlassian-jira/index.js';
 import { github } from '../../providers/github/index.js';
 import { ProviderHttpError } from '../../providers/http.js';
+import { linear } from '../../providers/linear/index.js';
 import type { Provider } from '../../providers/sdk.js';
 import { slack } from '../../providers/slack/index.js';
 import { createToolContext } from '../../providers/tool-context.js';
@@ -695,6 +696,75 @@ describe('slack', () => {
       externalId: `T0ACME0001:${apis.state.slack.userIdOf('jo')}`,
       label: 'jo@Acme',
     });
+  });
+});
+
+describe("rate limits: each service's own way of saying how long to wait", () => {
+  it('GitHub 403 with x-ratelimit-remaining 0, Jira 429 with Retry-After and an ISO reset, Slack 429 and ok:false ratelimited', async () => {
+    const reset = Math.floor(Date.now() / 1000) + 120;
+    apis.behave.set('/github/user', {
+      status: 403,
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'core' },
+      body: { message: 'API rate limit exceeded for user ID 1.' },
+      times: 1,
+    });
+    const gh = await failure(run(github, 'get_authenticated_user'));
+    expect(gh.status).toBe(403);
+    expect(gh.retryAfterSec).toBeGreaterThanOrEqual(118);
+    expect(gh.retryAfterSec).toBeLessThanOrEqual(121);
+
+    apis.behave.set(`/jira/ex/jira/${apis.state.jira.site.id}/rest/api/3/project/search`, {
+      status: 429,
+      headers: { 'retry-after': '12', 'x-ratelimit-reset': new Date(Date.now() + 12_000).toISOString() },
+      times: 1,
+    });
+    const jira = await failure(run(atlassianJira, 'list_projects', { cloudId: apis.state.jira.site.id }));
+    expect([jira.status, jira.retryAfterSec]).toEqual([429, 12]);
+
+    apis.behave.set('/slack/users.info', {
+      status: 429,
+      headers: { 'retry-after': '30' },
+      body: { ok: false, error: 'ratelimited' },
+      times: 1,
+    });
+    const slackLimited = await failure(run(slack, 'get_user_info', { user: 'U1' }));
+    expect([slackLimited.status, slackLimited.retryAfterSec]).toEqual([429, 30]);
+    apis.behave.set('/slack/users.info', {
+      status: 200,
+      headers: { 'retry-after': '4' },
+      body: { ok: false, error: 'ratelimited' },
+      times: 1,
+    });
+    expect((await failure(run(slack, 'get_user_info', { user: 'U1' }))).retryAfterSec).toBe(4);
+    // Not a rate limit: no wait.
+    expect((await failure(run(slack, 'get_user_info', { user: 'U000NOBODY' }))).retryAfterSec).toBeUndefined();
+  });
+
+  it("Linear's RATELIMITED error (HTTP 400 or 200) with its reset in epoch milliseconds", async () => {
+    apis.state.linear.grantKey('lin_api_ratelimits', { name: 'Rae', email: 'rae@linear.example' });
+    const ctx = createToolContext({
+      provider: linear,
+      credential: { type: 'apikey', fields: { apiKey: 'lin_api_ratelimits' } },
+      apiBaseUrl: `${apis.baseUrl}/linear`,
+      signal: AbortSignal.timeout(10_000),
+      logger: { info() {}, warn() {} },
+      caller: { tenantId: 'tenant-1', userId: 'user-1' },
+    });
+    const listTeams = linear.tools.find((t) => t.name === 'list_teams')!;
+    const limited = (status: number) =>
+      apis.behave.set('/linear/graphql', {
+        status,
+        headers: { 'x-ratelimit-requests-remaining': '0', 'x-ratelimit-requests-reset': String(Date.now() + 45_000) },
+        body: { errors: [{ message: 'Rate limit exceeded', extensions: { code: 'RATELIMITED' } }] },
+        times: 1,
+      });
+    for (const status of [400, 200]) {
+      limited(status);
+      const err = await failure(listTeams.run(listTeams.input.parse({}), ctx));
+      expect(err.status).toBe(429);
+      expect(err.retryAfterSec).toBeGreaterThanOrEqual(43);
+      expect(err.retryAfterSec).toBeLessThanOrEqual(46);
+    }
   });
 });
 

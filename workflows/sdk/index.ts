@@ -13,7 +13,7 @@
  * a child workflow: it lasts minutes or days, needs no polling and survives restarts of every
  * worker.
  */
-import { ParentClosePolicy, proxyActivities, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ExecuteActivities } from '../../activities/execute-tool.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
 import type { ConnectionWorkflowResult, connectionWorkflow } from '../../connections/workflow.js';
@@ -64,16 +64,35 @@ export interface ConnectUrlNotice {
   reason: 'not_connected' | 'needs_reauth';
 }
 
-export interface ExecuteWithConnectOptions {
+export interface ExecuteOptions {
+  /** Read-only calls may be retried if a worker is lost; default false (never repeat a write). */
+  retryable?: boolean;
+  /**
+   * How many `rate_limited` answers of a read to wait out before handing the answer back: each wait
+   * is a durable timer of the answer's `retryAfterSec` (at least 1 s; no worker is held), then the
+   * call runs again. Default 3; 0 never waits.
+   */
+  rateLimitRetries?: number;
+  /** The most seconds one `execute` spends waiting out rate limits; a wait that would pass it is not started. Default 900. */
+  maxRateLimitWaitSec?: number;
+  /**
+   * Wait out and repeat rate-limited writes too. Default false: a write (any tool whose access is
+   * not `read`, or that this deployment does not know) is never repeated by itself.
+   */
+  retryWrites?: boolean;
+}
+
+export interface ExecuteWithConnectOptions extends ExecuteOptions {
   /** Name of one of your activities, called with a ConnectUrlNotice. */
   onConnectUrl: string;
   /** Task queue of that activity; default your workflow's own. */
   onConnectUrlTaskQueue?: string;
   /** How many links to send before giving up (each one may expire). Default 3. */
   maxConnects?: number;
-  /** Read-only calls may be retried if a worker is lost; default false (never repeat a write). */
-  retryable?: boolean;
 }
+
+export const DEFAULT_RATE_LIMIT_RETRIES = 3;
+export const DEFAULT_MAX_RATE_LIMIT_WAIT_SEC = 900;
 
 export function switchboard(options: SwitchboardOptions) {
   const taskQueue = options.taskQueue ?? 'switchboard';
@@ -105,12 +124,34 @@ export function switchboard(options: SwitchboardOptions) {
     return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url, wait: () => child.result() };
   }
 
-  async function execute(call: ToolCallRequest, opts: { retryable?: boolean } = {}): Promise<ToolOutcome> {
-    return toolCall(opts.retryable ?? false).executeToolCall({
+  const runOnce = (call: ToolCallRequest, opts: ExecuteOptions): Promise<ToolOutcome> =>
+    toolCall(opts.retryable ?? false).executeToolCall({
       callKey: `${workflowInfo().workflowId}#${uuid4()}`,
       ...caller,
       call,
     });
+
+  /**
+   * Runs a tool. A read the service rate-limits is run again after a durable sleep until its reset
+   * (see ExecuteOptions); a write only with `retryWrites`. Whether a tool reads is asked of
+   * Switchboard (an activity) the first time it is rate-limited, so histories without a rate limit
+   * carry the same commands as before.
+   */
+  async function execute(call: ToolCallRequest, opts: ExecuteOptions = {}): Promise<ToolOutcome> {
+    let outcome = await runOnce(call, opts);
+    let waitedSec = 0;
+    let repeatable: boolean | undefined;
+    for (let retry = 0; retry < (opts.rateLimitRetries ?? DEFAULT_RATE_LIMIT_RETRIES); retry++) {
+      if (outcome.ok || outcome.error.code !== 'rate_limited') break;
+      const waitSec = Math.max(1, outcome.error.retryAfterSec ?? 1);
+      if (waitedSec + waitSec > (opts.maxRateLimitWaitSec ?? DEFAULT_MAX_RATE_LIMIT_WAIT_SEC)) break;
+      repeatable ??= opts.retryWrites === true || (await helpers.toolAccess({ tool: call.tool })) === 'read';
+      if (!repeatable) break;
+      await sleep(waitSec * 1000);
+      waitedSec += waitSec;
+      outcome = await runOnce(call, opts);
+    }
+    return outcome;
   }
 
   /**
