@@ -106,11 +106,13 @@ export function switchboard(options: SwitchboardOptions) {
   }
 
   async function execute(call: ToolCallRequest, opts: { retryable?: boolean } = {}): Promise<ToolOutcome> {
+    // No inlineResultMaxBytes: the result comes inline (one call's is at most the result limit),
+    // never as a stored reference; a cut one names its resultRef for readResult.
     return toolCall(opts.retryable ?? false).executeToolCall({
       callKey: `${workflowInfo().workflowId}#${uuid4()}`,
       ...caller,
       call,
-    });
+    }) as Promise<ToolOutcome>;
   }
 
   /**
