@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
 import { createPruneActivities } from '../../activities/prune.js';
+import { cutUtf8 as cutText } from '../../core/result-limits.js';
 import { createJot } from '../../store/jots.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
@@ -259,9 +262,22 @@ describe('read_result', () => {
     expect(await readResult(bob, { resultRef, select: ['bad'] })).toEqual({ status: 404, body: { error: 'Unknown resultRef' } });
   });
 
-  it('is listed on /mcp and /mcp/agent and in the OpenAPI document', async () => {
+  it('is in the OpenAPI document, and reads a stored result over MCP too', async () => {
     const doc = await (await fetch(`${stack.baseUrl}/openapi.json`)).json();
     expect(doc.paths['/v1/tools/read_result'].post.requestBody.content['application/json'].schema.required).toEqual(['resultRef']);
+    for (const path of ['/mcp', '/mcp/agent']) {
+      const client = new Client({ name: 'stored-results-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}${path}`), {
+          requestInit: { headers: { authorization: `Bearer ${alice.apiKey}` } },
+        }),
+      );
+      const answer = await client.callTool({ name: 'read_result', arguments: { resultRef, maxBytes: 100 } });
+      expect(answer.isError).toBeUndefined();
+      expect(answer.structuredContent).toEqual((await readResult(alice, { resultRef, maxBytes: 100 })).body);
+      expect((answer.structuredContent as { result: string }).result).toBe(cutText(fullText, 100));
+      await client.close();
+    }
   });
 });
 
