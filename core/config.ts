@@ -162,9 +162,10 @@ export const baseEnvSchema = z.object({
   RETENTION_DAYS: positiveInt.default(30),
   /**
    * Tool results larger than this (bytes of JSON) are kept sealed in Postgres and the tool batch's
-   * workflow carries a reference (core/stored-results.ts); a large batch lowers it further to stay in budget.
+   * workflow carries a reference (core/stored-results.ts); a large batch lowers it further to stay in
+   * budget. At most 1 MiB: a batch's inline results then still fit Temporal's payload limits.
    */
-  RESULT_INLINE_MAX_BYTES: positiveInt.default(2048),
+  RESULT_INLINE_MAX_BYTES: positiveInt.max(1024 * 1024).default(2048),
   /**
    * Days a stored result stays readable (by the server answering its batch, by read_result, by the
    * codec endpoint); default RETENTION_DAYS. Keep it at least the namespace's workflow retention:

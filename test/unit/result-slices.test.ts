@@ -81,10 +81,13 @@ describe('JSON pointers (RFC 6901)', () => {
 describe('stored results', () => {
   it('keeps the inline results of any batch within the budget, and small results always inline', () => {
     expect(inlineResultLimit(1, 2048)).toBe(2048);
-    expect(inlineResultLimit(80, 2048)).toBe(2048);
+    expect(inlineResultLimit(32, 2048)).toBe(2048);
+    expect(inlineResultLimit(80, 2048)).toBe(819);
     expect(inlineResultLimit(500, 2048) * 500).toBeLessThanOrEqual(RESULTS_INLINE_BUDGET_BYTES);
-    expect(inlineResultLimit(500, 10_000_000) * 500).toBeLessThanOrEqual(RESULTS_INLINE_BUDGET_BYTES);
-    expect(inlineResultLimit(100_000, 2048)).toBe(256);
+    // An operator who raises the limit raises the budget with it (at most 1 MiB, the config's ceiling).
+    expect(inlineResultLimit(8, 1024 * 1024)).toBe(128 * 1024);
+    expect(inlineResultLimit(500, 1024 * 1024) * 500).toBeLessThanOrEqual(1024 * 1024);
+    expect(inlineResultLimit(100_000, 2048)).toBe(128);
   });
 
   it('answers a stored result the way the spec cuts it, with the reference when cut', () => {
