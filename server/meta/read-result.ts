@@ -1,11 +1,9 @@
 import { z } from 'zod';
+import { READ_RESULT_MAX_BYTES, readResultSlice } from '../../activities/read-result.js';
 import { MetaToolError } from '../../core/errors.js';
-import { ResultReadError, selectPointers, sliceUtf8, utf8 } from '../../core/result-slices.js';
-import { readStoredResult } from '../../store/stored-results.js';
+import { ResultReadError } from '../../core/result-slices.js';
 import { defineMetaTool } from './meta-tool.js';
 
-/** The largest slice one read_result answers (bytes of UTF-8). */
-export const READ_RESULT_MAX_BYTES = 256 * 1024;
 /** At most this many JSON pointers in one `select`. */
 export const SELECT_MAX_POINTERS = 50;
 
@@ -34,30 +32,11 @@ export const readResult = defineMetaTool({
     })
     .strict(),
   async handler(ctx, caller, args) {
-    const stored = await readStoredResult(ctx.pool, ctx.keyring, caller, args.resultRef);
-    if (!stored) throw new MetaToolError({ error: 'Unknown resultRef' }, 404);
-    const maxBytes = args.maxBytes ?? Math.min(ctx.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES, READ_RESULT_MAX_BYTES);
+    const maxBytes = args.maxBytes ?? ctx.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES;
     try {
-      if (!args.select) {
-        const slice = sliceUtf8(utf8(stored.json), args.offset, maxBytes);
-        return {
-          resultRef: args.resultRef,
-          result: slice.text,
-          offset: slice.offset,
-          nextOffset: slice.nextOffset,
-          totalBytes: slice.totalBytes,
-        };
-      }
-      const { selected, missing } = selectPointers(JSON.parse(stored.json), args.select);
-      const slice = sliceUtf8(utf8(JSON.stringify(selected)), args.offset, maxBytes);
-      return {
-        resultRef: args.resultRef,
-        result: slice.text,
-        offset: slice.offset,
-        nextOffset: slice.nextOffset,
-        totalBytes: slice.totalBytes,
-        ...(missing.length ? { missing } : {}),
-      };
+      const slice = await readResultSlice(ctx.pool, ctx.keyring, caller, { ...args, maxBytes });
+      if (!slice) throw new MetaToolError({ error: 'Unknown resultRef' }, 404);
+      return slice;
     } catch (err) {
       if (err instanceof ResultReadError) throw new MetaToolError({ error: `Invalid arguments for read_result: ${err.message}` }, 400);
       throw err;

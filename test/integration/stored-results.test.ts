@@ -6,6 +6,7 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
 import { createPruneActivities } from '../../activities/prune.js';
+import { createWorkflowHelperActivities } from '../../activities/workflow-helpers.js';
 import { cutUtf8 as cutText } from '../../core/result-limits.js';
 import { createJot } from '../../store/jots.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
@@ -171,6 +172,25 @@ describe('every result of a batch reaches its caller', () => {
       totalBytes: Buffer.byteLength(JSON.stringify(note)),
     });
     expect(JSON.parse(await readAll(alice, (inline as { resultRef: string }).resultRef, LIMIT))).toEqual(note);
+    // switchboard/workflow's readResult reads on through its helper activity, for the same user only.
+    const { readResult: readInWorkflow } = createWorkflowHelperActivities(stack.services);
+    const ref = (inline as { resultRef: string }).resultRef;
+    const slice = await readInWorkflow({
+      tenantId: alice.user.tenantId,
+      userId: alice.user.id,
+      resultRef: ref,
+      offset: LIMIT,
+      maxBytes: 10,
+    });
+    expect(slice).toEqual({
+      resultRef: ref,
+      result: JSON.stringify(note).slice(LIMIT, LIMIT + 10),
+      offset: LIMIT,
+      nextOffset: LIMIT + 10,
+      totalBytes: expect.any(Number),
+    });
+    const foreign = readInWorkflow({ tenantId: bob.user.tenantId, userId: bob.user.id, resultRef: ref, maxBytes: 10 });
+    await expect(foreign).rejects.toMatchObject({ message: 'Unknown resultRef', type: 'SwitchboardUnknownResultRef', nonRetryable: true });
     const stored = await executeToolCall({ ...base, callKey: `batch#${randomBytes(4).toString('hex')}`, inlineResultMaxBytes: 2048 });
     expect(stored).toEqual({ ok: true, stored: { resultRef: expect.any(String), totalBytes: Buffer.byteLength(JSON.stringify(note)) } });
   });

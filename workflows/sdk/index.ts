@@ -15,6 +15,7 @@
  */
 import { ParentClosePolicy, proxyActivities, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ExecuteActivities } from '../../activities/execute-tool.js';
+import type { ResultSliceAnswer } from '../../activities/read-result.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
 import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
 import { connectionWorkflowId } from '../../core/ids.js';
@@ -22,6 +23,7 @@ import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import type { ConnectionWorkflowResult, connectionWorkflow } from '../connection.js';
 import { HEARTBEAT_TIMEOUT } from '../tool-batch.js';
 
+export type { ResultSliceAnswer } from '../../activities/read-result.js';
 export type { AttemptStatus, WaitStatus } from '../../core/connection.js';
 export type { ToolCallRequest, ToolFailure, ToolOutcome } from '../../core/execution.js';
 export { connectionWorkflowId, toolBatchWorkflowId } from '../../core/ids.js';
@@ -138,5 +140,19 @@ export function switchboard(options: SwitchboardOptions) {
     return outcome;
   }
 
-  return { connect, execute, executeWithConnect };
+  /**
+   * Reads on in a result `execute` cut (`truncated: true`), by its `resultRef`: the next slice of
+   * its JSON text from `offset` (bytes; pass the previous answer's `nextOffset`, null at the end),
+   * at most `maxBytes` (default 32768, max 262144), optionally only the parts `select`'s JSON
+   * pointers name. Each slice is one activity result, so your history grows by what you read.
+   * An unknown, foreign or expired reference fails with a non-retryable `SwitchboardUnknownResultRef`.
+   */
+  async function readResult(
+    resultRef: string,
+    opts: { offset?: number; maxBytes?: number; select?: string[] } = {},
+  ): Promise<ResultSliceAnswer> {
+    return helpers.readResult({ ...caller, resultRef, offset: opts.offset, maxBytes: opts.maxBytes ?? 32768, select: opts.select });
+  }
+
+  return { connect, execute, executeWithConnect, readResult };
 }
