@@ -54,24 +54,28 @@ const open = (keyring: Keyring, row: Row): StoredResult => ({
 });
 
 /**
- * The owner's unexpired results among `refs`, by reference. Another user's, another tenant's,
- * an expired and a made-up reference are all simply absent: callers cannot tell them apart.
+ * Unexpired results among `refs`, by reference: the owner's only, or (owner `any`) whoever's.
+ * Another user's, another tenant's, an expired and a made-up reference are all simply absent.
  */
-export async function readStoredResults(
+async function readUnexpired(
   db: Queryable,
   keyring: Keyring,
-  owner: CallerOwner,
+  owner: CallerOwner | 'any',
   refs: readonly string[],
 ): Promise<Map<string, StoredResult>> {
   const wanted = refs.filter((r) => r.startsWith(REF_PREFIX) && r.length <= 100);
   if (!wanted.length) return new Map();
+  const byOwner = owner === 'any' ? '' : 'AND tenant_id = $2 AND user_id = $3';
   const { rows } = await db.query<Row>(
-    `SELECT id, tenant_id, user_id, total_bytes, key_id, sealed FROM stored_results
-      WHERE id = ANY($1) AND tenant_id = $2 AND user_id = $3 AND expires_at > now()`,
-    [wanted, owner.tenantId, owner.userId],
+    `SELECT id, tenant_id, user_id, total_bytes, key_id, sealed FROM stored_results WHERE id = ANY($1) AND expires_at > now() ${byOwner}`,
+    owner === 'any' ? [wanted] : [wanted, owner.tenantId, owner.userId],
   );
   return new Map(rows.map((row) => [row.id, open(keyring, row)]));
 }
+
+/** The owner's unexpired results among `refs` (callers cannot tell a foreign, expired or unknown one apart: all absent). */
+export const readStoredResults = (db: Queryable, keyring: Keyring, owner: CallerOwner, refs: readonly string[]) =>
+  readUnexpired(db, keyring, owner, refs);
 
 /** One of the owner's results, or undefined (see readStoredResults). */
 export async function readStoredResult(
@@ -80,23 +84,12 @@ export async function readStoredResult(
   owner: CallerOwner,
   ref: string,
 ): Promise<StoredResult | undefined> {
-  return (await readStoredResults(db, keyring, owner, [ref])).get(ref);
+  return (await readUnexpired(db, keyring, owner, [ref])).get(ref);
 }
 
 /**
  * Unexpired results among `refs`, whoever owns them: for the codec endpoint, whose callers (codec
  * operators) may read every tenant's payloads already.
  */
-export async function readStoredResultsForOperator(
-  db: Queryable,
-  keyring: Keyring,
-  refs: readonly string[],
-): Promise<Map<string, StoredResult>> {
-  const wanted = refs.filter((r) => r.startsWith(REF_PREFIX) && r.length <= 100);
-  if (!wanted.length) return new Map();
-  const { rows } = await db.query<Row>(
-    `SELECT id, tenant_id, user_id, total_bytes, key_id, sealed FROM stored_results WHERE id = ANY($1) AND expires_at > now()`,
-    [wanted],
-  );
-  return new Map(rows.map((row) => [row.id, open(keyring, row)]));
-}
+export const readStoredResultsForOperator = (db: Queryable, keyring: Keyring, refs: readonly string[]) =>
+  readUnexpired(db, keyring, 'any', refs);
