@@ -102,7 +102,14 @@ export function codecRouter(ctx: ServiceContext): Router {
     try {
       const out = direction === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
       // Stored results are put back for the same callers, so the UI shows every call's result.
-      const resolved = direction === 'decode' ? await resolveStoredResultsInPayloads(ctx, out) : 0;
+      const resolved =
+        direction === 'decode'
+          ? await resolveStoredResultsInPayloads(ctx, out).catch((err: Error) => {
+              // The payloads still decode; the UI shows the references instead of the results.
+              ctx.logger.warn({ codec: use, err: err.message }, 'codec decode could not read stored results');
+              return 0;
+            })
+          : 0;
       ctx.logger.info({ codec: resolved ? { ...use, storedResults: resolved } : use }, `codec ${direction}`);
       res.json({ payloads: out.map(toJson) });
     } catch (err) {

@@ -93,7 +93,6 @@ describe('every result of a batch reaches its caller', () => {
     const user = await createTestUser(stack);
     const marker = `stored-plaintext-${randomBytes(6).toString('hex')}`;
     const note = await noteOf(user, `${marker} ${'x'.repeat(99_000)}`);
-    const started = Date.now();
     const { status, body } = await user.call('execute_tools', {
       executions: Array.from({ length: 80 }, () => ({ tool: 'jots_get_note', args: { id: note.id } })),
     });
@@ -122,7 +121,6 @@ describe('every result of a batch reaches its caller', () => {
     expect(rows).toHaveLength(80);
     expect(JSON.stringify(rows)).not.toContain(marker);
     expect(rows.map((r) => Buffer.from(r.sealed).toString('utf8')).join('')).not.toContain(marker);
-    console.log(`80 × 100 kB: ${Date.now() - started} ms, history ${bytes} bytes`);
   }, 120_000);
 
   it('the largest accepted batch, 500 maximal results: every result returned, history under 400 KB', async () => {
@@ -138,7 +136,6 @@ describe('every result of a batch reaches its caller', () => {
       expect(Buffer.byteLength(entry.result)).toBe(LIMIT);
     }
     const { bytes } = await latestBatchHistory(user);
-    console.log(`500 × maximal: history ${bytes} bytes`);
     expect(bytes).toBeLessThan(400_000);
   }, 300_000);
 
@@ -339,5 +336,11 @@ describe('operators', () => {
     expect(body.results[0]).toEqual({ result: note });
     expect(markerResults).toEqual(expect.arrayContaining([{ ok: true, result: note, stored }]));
     expect(stack.logs.text()).toMatch(/"storedResults":1/);
+    // Past its retention the UI shows the reference, saying so.
+    await stack.services.pool.query(`UPDATE stored_results SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [
+      user.user.id,
+    ]);
+    const later = await (await decode(operator.apiKey)).json();
+    expect(JSON.parse(Buffer.from(later.payloads[0].data, 'base64').toString())[0]).toEqual({ ok: true, stored, resultExpired: true });
   });
 });
