@@ -3,7 +3,8 @@ import { chooseAccount } from '../core/account-choice.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
-import { limitResult, providerErrorText, redact } from '../core/result-limits.js';
+import { providerErrorText, redact } from '../core/result-limits.js';
+import type { CallOutcome } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
 import type { ToolEntry } from '../providers/registry.js';
 import { createToolContext } from '../providers/tool-context.js';
@@ -17,6 +18,7 @@ import { getUser } from '../store/users.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
 import { AccountSlots, SlotWaitAborted } from './account-slots.js';
 import { CredentialError, CredentialStore, secretsOf, toToolCredential } from './credentials.js';
+import { deliverResult } from './deliver-result.js';
 import type { ActivityDeps } from './deps.js';
 
 export interface ExecuteToolInput {
@@ -29,6 +31,12 @@ export interface ExecuteToolInput {
   timeoutMs?: number;
   /** Default CONNECTIONS_TOOL_RESULT_MAX_BYTES. */
   maxResultBytes?: number;
+  /**
+   * Results (JSON bytes) above this are stored sealed and answered as a reference (a tool batch
+   * sets it; see core/stored-results.ts). Unset: every result is answered inline, cut at
+   * maxResultBytes — a cut one with its `resultRef`.
+   */
+  inlineResultMaxBytes?: number;
   /**
    * Claim the call key (the audit row, no outcome yet) before anything reaches the service, and
    * answer "outcome unknown" if it was claimed before. For a local activity, which Temporal runs
@@ -56,7 +64,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     tokenRefreshes.inc({ provider, outcome }),
   );
 
-  async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<ToolOutcome> {
+  async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<CallOutcome> {
     const { call } = input;
     const entry = deps.registry.toolByQualifiedName(call.tool);
     if (!entry) return failure('not_found', `No tool is named ${call.tool}.`);
@@ -131,7 +139,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     input: Required<ExecuteToolInput>,
     args: unknown,
     auth?: { loaded: LoadedCredential; account: Account },
-  ): Promise<ToolOutcome> {
+  ): Promise<CallOutcome> {
     const account = auth?.account;
     const integration = entry.provider.manifest.name;
     const deadline = AbortSignal.timeout(input.timeoutMs);
@@ -189,7 +197,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         result = await withDeadline(attempt(refreshed));
       }
       const clean = redactResult(result, secrets);
-      return { ok: true, ...limitResult(clean, input.maxResultBytes) };
+      return await deliverResult(deps, { tenantId: input.tenantId, userId: input.userId, tool: input.call.tool }, clean, input);
     } catch (err) {
       if (err instanceof DeadlineExceeded || signal.aborted) {
         return failure('timeout', `${input.call.tool} did not finish within ${input.timeoutMs} ms.`);
@@ -227,16 +235,17 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
   }
 
   return {
-    async executeToolCall(request: ExecuteToolInput): Promise<ToolOutcome> {
+    async executeToolCall(request: ExecuteToolInput): Promise<CallOutcome> {
       const input = {
         claimFirst: false,
         ...request,
         timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
         maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+        inlineResultMaxBytes: request.inlineResultMaxBytes ?? Number.POSITIVE_INFINITY,
       };
       const started = performance.now();
       const audit: CallAudit = {};
-      let outcome: ToolOutcome;
+      let outcome: CallOutcome;
       // Heartbeats tell Temporal this worker is alive, so a crash is noticed within seconds.
       const heartbeat = activityContext()?.info.isLocal === false && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {

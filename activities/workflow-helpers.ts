@@ -1,12 +1,31 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { type PreparedConnection, prepareConnection } from '../connections/prepare.js';
 import { MetaToolError } from '../core/errors.js';
+import { ResultReadError } from '../core/result-slices.js';
 import type { ToolAccess } from '../providers/sdk.js';
 import type { ActivityDeps } from './deps.js';
+import { type ReadResultRequest, type ResultSliceAnswer, readResultSlice } from './read-result.js';
 
 /** Activities behind `switchboard/workflow`: what an agent's own workflow asks Switchboard to do. */
-export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' | 'registry' | 'config' | 'signer'>) {
+export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'config' | 'signer'>) {
   return {
+    /**
+     * `readResult` for a workflow: a slice of a cut result by its resultRef (as read_result).
+     * An unknown (or foreign, or expired) reference or a bad offset or pointer will not change on a
+     * retry: refused for good.
+     */
+    async readResult(input: { tenantId: string; userId: string } & ReadResultRequest): Promise<ResultSliceAnswer> {
+      const { tenantId, userId, ...request } = input;
+      try {
+        const slice = await readResultSlice(deps.pool, deps.keyring, { tenantId, userId }, request);
+        if (!slice) throw ApplicationFailure.nonRetryable('Unknown resultRef', 'SwitchboardUnknownResultRef');
+        return slice;
+      } catch (err) {
+        if (err instanceof ResultReadError) throw ApplicationFailure.nonRetryable(err.message, 'SwitchboardReadResultRefused');
+        throw err;
+      }
+    },
+
     /** `connect` for a workflow: the attempt and its link; the workflow starts the attempt's workflow as a child. */
     async prepareConnection(input: {
       tenantId: string;

@@ -6,10 +6,11 @@ import { writeResults } from './lib/results.js';
 import * as parkedWaits from './parked-waits.js';
 import * as refreshStorm from './refresh-storm.js';
 import * as search from './search.js';
+import * as storedResults from './stored-results.js';
 import * as throughput from './throughput.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, throughput, parkedWaits, refreshStorm, search];
+const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, throughput, parkedWaits, refreshStorm, search, storedResults];
 
 /**
  * `npm run bench` runs every benchmark one after another (they would skew each other's timings

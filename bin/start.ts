@@ -122,7 +122,7 @@ try {
   process.stdout.write(`
 Switchboard is running.
 
-  MCP              ${config.PUBLIC_BASE_URL}/mcp   (nine meta-tools; ${config.PUBLIC_BASE_URL}/mcp/agent for the two agent tools)
+  MCP              ${config.PUBLIC_BASE_URL}/mcp   (meta-tools; ${config.PUBLIC_BASE_URL}/mcp/agent for the two agent tools)
   HTTP API         ${config.PUBLIC_BASE_URL}/v1/tools/<tool>   (OpenAPI: ${config.PUBLIC_BASE_URL}/openapi.json)
   Portal           ${config.PUBLIC_BASE_URL}/portal
   Portal sign-in   ${loginLink}   (one-time, 15 minutes)

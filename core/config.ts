@@ -162,6 +162,18 @@ export const baseEnvSchema = z.object({
    * namespace's workflow retention (the worker keeps idempotency records that long regardless).
    */
   RETENTION_DAYS: positiveInt.default(30),
+  /**
+   * Tool results larger than this (bytes of JSON) are kept sealed in Postgres and the tool batch's
+   * workflow carries a reference (core/stored-results.ts); a large batch lowers it further to stay in
+   * budget. At most 1 MiB: a batch's inline results then still fit Temporal's payload limits.
+   */
+  RESULT_INLINE_MAX_BYTES: positiveInt.max(1024 * 1024).default(2048),
+  /**
+   * Days a stored result stays readable (by the server answering its batch, by read_result, by the
+   * codec endpoint); default RETENTION_DAYS. Keep it at least the namespace's workflow retention:
+   * a batch collected later by its requestId needs its results.
+   */
+  RESULT_RETENTION_DAYS: positiveInt.optional(),
 
   /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */
   BROWSER_ALLOWED_HOSTS: hostList,

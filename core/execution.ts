@@ -31,7 +31,13 @@ export interface ToolFailure {
   retryAfterSec?: number;
 }
 
-export type ToolOutcome = { ok: true; result: unknown; truncated?: true; originalBytes?: number } | { ok: false; error: ToolFailure };
+/**
+ * A cut result (`truncated`) also names where the whole one is kept (`resultRef`, readable with
+ * read_result by its own user) and its size (`totalBytes`, the bytes of its JSON text).
+ */
+export type ToolOutcome =
+  | { ok: true; result: unknown; truncated?: true; originalBytes?: number; resultRef?: string; totalBytes?: number }
+  | { ok: false; error: ToolFailure };
 
 /** One entry of a batch, as the workflow carries it: names and arguments, never credentials. */
 export interface ToolCallRequest {

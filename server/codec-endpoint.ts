@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { z } from 'zod';
 import { KeyringPayloadCodec } from '../plugin/payload-codec.js';
 import { type CodecCaller, codecCallerOf } from './codec-access.js';
+import { resolveStoredResultsInPayloads } from './codec-results.js';
 import type { ServiceContext } from './context.js';
 
 /**
@@ -12,7 +13,8 @@ import type { ServiceContext } from './context.js';
  * set by the operator's environment, not by any tenant role) unless CODEC_AUTH=none. Encoding is
  * off unless CODEC_ALLOW_ENCODE=true: a sealed payload is what Switchboard's worker trusts as
  * input, so /codec/encode would otherwise be a way to forge it. Every use is logged (who, which
- * direction, how many payloads; never their contents).
+ * direction, how many payloads; never their contents). Decoding also puts stored tool results
+ * back in place of their references (codec-results.ts).
  */
 
 const jsonPayloads = z.object({
@@ -99,7 +101,16 @@ export function codecRouter(ctx: ServiceContext): Router {
     const use = { direction, payloads: payloads.length, namespace: req.get('x-namespace')?.slice(0, 100), ...who(caller) };
     try {
       const out = direction === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
-      ctx.logger.info({ codec: use }, `codec ${direction}`);
+      // Stored results are put back for the same callers, so the UI shows every call's result.
+      const resolved =
+        direction === 'decode'
+          ? await resolveStoredResultsInPayloads(ctx, out).catch((err: Error) => {
+              // The payloads still decode; the UI shows the references instead of the results.
+              ctx.logger.warn({ codec: use, err: err.message }, 'codec decode could not read stored results');
+              return 0;
+            })
+          : 0;
+      ctx.logger.info({ codec: resolved ? { ...use, storedResults: resolved } : use }, `codec ${direction}`);
       res.json({ payloads: out.map(toJson) });
     } catch (err) {
       ctx.logger.warn({ codec: use, err: (err as Error).message }, `codec ${direction} failed`);

@@ -7,7 +7,7 @@ import { MetaToolError } from '../core/errors.js';
 import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
-import { AGENT_TOOLS, META_TOOLS } from './meta/index.js';
+import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
@@ -42,8 +42,8 @@ function toolResult(body: unknown, isError: boolean) {
 }
 
 /**
- * Streamable HTTP MCP endpoints: `/mcp` with the nine meta-tools and `/mcp/agent` with the two
- * agent tools. Stateless (no session): each POST gets its own server bound to the key's caller.
+ * Streamable HTTP MCP endpoints: `/mcp` with the meta-tools and `/mcp/agent` with the two
+ * agent tools; both with read_result. Stateless (no session): each POST gets its own server bound to the key's caller.
  * Answers stream as SSE with keep-alive comments, so a wait of many minutes outlives idle
  * timeouts between here and the client.
  */
@@ -64,7 +64,7 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
   };
   for (const [path, tools] of [
     ['/mcp', META_TOOLS],
-    ['/mcp/agent', AGENT_TOOLS],
+    ['/mcp/agent', AGENT_MCP_TOOLS],
   ] as const) {
     router.post(path, express.json({ limit: '1mb' }), ...authenticate, serve(tools));
     router.get(path, notAllowed);

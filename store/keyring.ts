@@ -12,6 +12,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
  * - `payload`: Temporal payloads (held by every worker and client of Switchboard's workflows,
  *   agent workers included, and used by the codec endpoint). Holding the payload key never
  *   opens a stored credential.
+ * - `result`: tool results kept in Postgres instead of Temporal's history (store/stored-results.ts);
+ *   agents' workers, which hold the payload key alone, cannot open them.
  * Values sealed before the split (format `v1`, payloads without a scheme mark) were sealed with
  * the raw entry; they still open with it (`legacy`), and `keys reseal` moves stored ones on.
  *
@@ -33,7 +35,7 @@ export class KeyringError extends Error {
 }
 
 /** What a derived key is for; `legacy` is the raw keyring entry, for values sealed before the split. */
-export type KeyPurpose = 'at-rest' | 'payload' | 'legacy';
+export type KeyPurpose = 'at-rest' | 'payload' | 'result' | 'legacy';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -63,6 +65,7 @@ export class Keyring {
           ['legacy', new Map(keys)],
           ['at-rest', each((raw) => derive(raw, 'at-rest'))],
           ['payload', each((raw) => derive(raw, 'payload'))],
+          ['result', each((raw) => derive(raw, 'result'))],
         ]);
   }
 
@@ -101,14 +104,14 @@ export class Keyring {
     return sealed.startsWith(`${LEGACY_FORMAT}.`);
   }
 
-  /** Binary form for Temporal payloads: `iv | ciphertext | tag` under the payload key, key id beside it. */
-  encryptBytes(plaintext: Uint8Array, aad: string): { keyId: string; data: Buffer } {
-    const { keyId, iv, body, tag } = this.seal('payload', plaintext, aad);
+  /** Binary form for Temporal payloads (or stored results): `iv | ciphertext | tag` under the purpose's key, key id beside it. */
+  encryptBytes(plaintext: Uint8Array, aad: string, purpose: 'payload' | 'result' = 'payload'): { keyId: string; data: Buffer } {
+    const { keyId, iv, body, tag } = this.seal(purpose, plaintext, aad);
     return { keyId, data: Buffer.concat([iv, body, tag]) };
   }
 
-  /** Opens a payload sealed by encryptBytes (`payload`), or one sealed before the split (`legacy`). */
-  decryptBytes(keyId: string, data: Uint8Array, aad: string, purpose: 'payload' | 'legacy' = 'payload'): Buffer {
+  /** Opens what encryptBytes sealed (`payload`, `result`), or a payload sealed before the split (`legacy`). */
+  decryptBytes(keyId: string, data: Uint8Array, aad: string, purpose: 'payload' | 'result' | 'legacy' = 'payload'): Buffer {
     const bytes = Buffer.from(data);
     if (bytes.length < IV_BYTES + TAG_BYTES) throw new KeyringError('bad_ciphertext', 'not a sealed value');
     return this.open(

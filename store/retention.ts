@@ -18,6 +18,8 @@ export const PRUNABLE = {
   login_tokens: { table: 'login_tokens', key: 'token_hash', where: 'expires_at < $1' },
   /** Idempotency records of tool batches (kept as long as Temporal keeps the batches). */
   tool_batch_requests: { table: 'tool_batch_requests', key: 'batch_id', where: 'created_at < $1' },
+  /** Tool results kept outside Temporal's history, once past their expiry (RESULT_RETENTION_DAYS). */
+  stored_results: { table: 'stored_results', key: 'id', where: 'expires_at < $1' },
   /** Rate-limit windows (only the current minute is ever read). */
   call_budgets: { table: 'call_budgets', key: 'ctid', where: 'window_start < $1' },
 } as const;

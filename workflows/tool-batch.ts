@@ -9,13 +9,18 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ExecuteActivities, ExecuteToolInput } from '../activities/execute-tool.js';
-import { BATCH_CONCURRENCY, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { BATCH_CONCURRENCY, outcomeUnknown, type ToolCallRequest } from '../core/execution.js';
 import { SA } from '../core/search-attributes.js';
+import { type CallOutcome, inlineResultLimit, RESULT_INLINE_MAX_BYTES } from '../core/stored-results.js';
 
 /**
  * A batch of tool calls: one activity per call, at most eight at once, results index-aligned
  * with the request. One failure never aborts the others. Carries ids, tool names and
  * arguments — the activities look the credentials up.
+ *
+ * Large results are not carried: the activity stores them and answers a reference (the server
+ * resolves it before answering), so every result of the largest accepted batch reaches its caller
+ * and the batch's history stays bounded (the bound: core/stored-results.ts).
  *
  * The calls run as local activities: in the worker that runs the batch's workflow task, with no
  * trip through Temporal's task queues per call (see bench/README.md). Batches recorded
@@ -30,6 +35,12 @@ const LOCAL_TOOL_CALLS_PATCH = 'local-tool-calls';
  * still finds its claim.
  */
 const RUN_SCOPED_CALL_KEYS_PATCH = 'run-scoped-call-keys';
+/**
+ * Results above a few KB are stored outside history and the batch carries references, so what it
+ * returns and records stays bounded (core/stored-results.ts states the bound). Batches that began
+ * before this change keep carrying every result inline.
+ */
+const STORED_RESULTS_PATCH = 'stored-results';
 
 /** A call as the batch carries it (kept as its own name so the batch's input can grow). */
 export type ToolBatchCall = ToolCallRequest;
@@ -40,6 +51,8 @@ export interface ToolBatchInput {
   calls: ToolBatchCall[];
   timeoutMs: number;
   maxResultBytes: number;
+  /** RESULT_INLINE_MAX_BYTES of the server that started the batch (absent in batches started before it existed). */
+  resultInlineMaxBytes?: number;
 }
 
 /** Room above the tool's own deadline for the credential lookup, a refresh and the audit write. */
@@ -47,7 +60,7 @@ const ACTIVITY_MARGIN_MS = 30_000;
 /** The activity heartbeats every second (see activities/execute-tool.ts). */
 export const HEARTBEAT_TIMEOUT = '5 seconds';
 
-export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutcome[]> {
+export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutcome[]> {
   // A tool call never reaches a service twice: no automatic retries, even of reads. A local
   // activity whose workflow task is lost (its worker died; noticed at the workflow task timeout)
   // runs again on the next one: `claimFirst` makes that re-run answer "outcome unknown" instead
@@ -67,9 +80,12 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
   // never made twice). For a run that was never reset it is the run's own id.
   const { workflowId, firstExecutionRunId } = workflowInfo();
   const callKeyPrefix = patched(RUN_SCOPED_CALL_KEYS_PATCH) ? `${workflowId}/${firstExecutionRunId}` : workflowId;
-  const results: ToolOutcome[] = new Array(input.calls.length);
+  const inlineResultMaxBytes = patched(STORED_RESULTS_PATCH)
+    ? inlineResultLimit(input.calls.length, input.resultInlineMaxBytes ?? RESULT_INLINE_MAX_BYTES)
+    : undefined;
+  const results: CallOutcome[] = new Array(input.calls.length);
 
-  const runOne = async (index: number): Promise<ToolOutcome> => {
+  const runOne = async (index: number): Promise<CallOutcome> => {
     const call = input.calls[index];
     const activityInput: ExecuteToolInput = {
       callKey: `${callKeyPrefix}#${index}`,
@@ -79,6 +95,7 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<ToolOutc
       timeoutMs: input.timeoutMs,
       maxResultBytes: input.maxResultBytes,
       ...(local && { claimFirst: true }),
+      ...(inlineResultMaxBytes !== undefined && { inlineResultMaxBytes }),
     };
     try {
       return await once.executeToolCall(activityInput);

@@ -29,6 +29,14 @@ export async function ensurePruneSchedule(client: Client, config: Config, logger
       'RETENTION_DAYS is not above the namespace workflow retention; idempotency records are kept longer',
     );
   }
+  const resultDays = config.RESULT_RETENTION_DAYS ?? config.RETENTION_DAYS;
+  if (resultDays < workflowRetentionDays) {
+    // A batch collected later by its requestId (or read in Temporal UI) would find its results gone.
+    logger.warn(
+      { resultRetentionDays: resultDays, workflowRetentionDays },
+      'RESULT_RETENTION_DAYS is below the namespace workflow retention; stored results expire before their batches',
+    );
+  }
   const scheduleId = pruneScheduleId(config);
   const action = {
     type: 'startWorkflow' as const,

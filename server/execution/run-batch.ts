@@ -9,6 +9,7 @@ import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import type { ServiceContext } from '../context.js';
 import { chargeCalls } from './call-limits.js';
 import { idempotentBatchId } from './idempotency.js';
+import { resolveStoredResults } from './resolve-results.js';
 
 /** How long the caller waits past the batch's own worst case before being told to collect later. */
 const COLLECT_GRACE_MS = 30_000;
@@ -47,6 +48,7 @@ export async function runToolBatch(
     calls,
     timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS,
     maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+    resultInlineMaxBytes: config.RESULT_INLINE_MAX_BYTES,
   };
   const rounds = Math.ceil(calls.length / BATCH_CONCURRENCY);
   const deadline = Date.now() + rounds * (config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000) + COLLECT_GRACE_MS;
@@ -77,7 +79,7 @@ export async function runToolBatch(
         handle = ctx.temporal.workflow.getHandle<typeof toolBatchWorkflow>(workflowId);
       }
       try {
-        return await handle.result();
+        return await resolveStoredResults(ctx, caller, calls, await handle.result());
       } catch (err) {
         if (!(err instanceof WorkflowFailedError)) throw err;
         return await endedBatchOutcomes(ctx, handle, calls);

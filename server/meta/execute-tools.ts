@@ -10,9 +10,10 @@ export const MAX_EXECUTIONS = 500;
 /** The nine-meta-tool shapes: `{result}` or `{error}`; NOT_CONNECTED and RATE_LIMITED carry extra fields. */
 export function metaEntry(ctx: ServiceContext, flatName: string, outcome: ToolOutcome): Record<string, unknown> {
   if (outcome.ok) {
-    return outcome.truncated
-      ? { result: outcome.result, truncated: true, originalBytes: outcome.originalBytes }
-      : { result: outcome.result };
+    if (!outcome.truncated) return { result: outcome.result };
+    // A cut result names where the whole one is kept, for read_result.
+    const ref = outcome.resultRef === undefined ? {} : { resultRef: outcome.resultRef, totalBytes: outcome.totalBytes };
+    return { result: outcome.result, truncated: true, originalBytes: outcome.originalBytes, ...ref };
   }
   return metaError(ctx, flatName, outcome.error);
 }

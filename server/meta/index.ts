@@ -7,10 +7,11 @@ import { getToolSchema } from './get-tool-schema.js';
 import { listConnections } from './list-connections.js';
 import { listIntegrations } from './list-integrations.js';
 import type { MetaTool } from './meta-tool.js';
+import { readResult } from './read-result.js';
 import { searchTools } from './search-tools.js';
 import { waitForConnection } from './wait-for-connection.js';
 
-/** The nine meta-tools of the MCP surface, in the order a model meets them. */
+/** The meta-tools of the MCP surface (the spec's nine, then read_result), in the order a model meets them. */
 export const META_TOOLS: readonly MetaTool[] = [
   listIntegrations,
   connect,
@@ -21,10 +22,14 @@ export const META_TOOLS: readonly MetaTool[] = [
   executeTools,
   listConnections,
   disconnect,
+  readResult,
 ];
 
 /** The two-tool agent surface: connections_search and connections_execute. */
 export const AGENT_TOOLS: readonly MetaTool[] = [connectionsSearch, connectionsExecute];
+
+/** What /mcp/agent lists: the two agent tools, and read_result for the rest of a cut result. */
+export const AGENT_MCP_TOOLS: readonly MetaTool[] = [...AGENT_TOOLS, readResult];
 
 /** Every tool the JSON API serves at POST /v1/tools/<name>. */
 export const httpToolByName = new Map([...META_TOOLS, ...AGENT_TOOLS].map((t) => [t.name, t]));

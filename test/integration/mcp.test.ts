@@ -56,8 +56,8 @@ async function mcpClient(path: string, apiKey: string): Promise<Client> {
 /** The JSON body a tool answered (its text content). */
 const bodyOf = (result: Awaited<ReturnType<Client['callTool']>>) => JSON.parse((result.content as { text: string }[])[0].text);
 
-describe('MCP at /mcp (the nine meta-tools)', () => {
-  it('lists the nine meta-tools with input schemas and descriptions', async () => {
+describe('MCP at /mcp (the nine meta-tools and read_result)', () => {
+  it('lists the nine meta-tools and read_result with input schemas and descriptions', async () => {
     const client = await mcpClient('/mcp', alice.apiKey);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -70,6 +70,7 @@ describe('MCP at /mcp (the nine meta-tools)', () => {
       'execute_tools',
       'list_connections',
       'disconnect',
+      'read_result',
     ]);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40);
@@ -140,11 +141,14 @@ describe('MCP at /mcp (the nine meta-tools)', () => {
   }, 120_000);
 });
 
-describe('MCP at /mcp/agent (the two agent tools)', () => {
-  it('serves connections_search and connections_execute only', async () => {
+describe('MCP at /mcp/agent (the two agent tools and read_result)', () => {
+  it('serves connections_search, connections_execute and read_result only', async () => {
     const bob = await createTestUser(stack);
     const client = await mcpClient('/mcp/agent', bob.apiKey);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['connections_search', 'connections_execute']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['connections_search', 'connections_execute', 'read_result']);
+    const unknown = await client.callTool({ name: 'read_result', arguments: { resultRef: 'res_made_up' } });
+    expect(unknown.isError).toBe(true);
+    expect(bodyOf(unknown)).toEqual({ error: 'Unknown resultRef' });
     const search = bodyOf(await client.callTool({ name: 'connections_search', arguments: { query: 'list repos' } }));
     expect(search.ok).toBe(true);
     expect(search.results[0]).toMatchObject({ name: 'github__list_repos', connected: false, hint: expect.any(String) });

@@ -72,6 +72,9 @@ afterAll(async () => {
 });
 
 const PLANTED_ARG = 'planted-argument-value-7f3a';
+/** Text only a (stored) tool result carries: sealed in Postgres, never in clear anywhere. */
+const PLANTED_RESULT = 'planted-result-text-4c1d9e';
+planted.add(PLANTED_RESULT);
 
 /** Connect, wait, time out, refresh and execute, as users would: the histories this test reads. */
 async function runRealWorkloads() {
@@ -95,6 +98,17 @@ async function runRealWorkloads() {
       { tool: 'github_create_issue', args: { owner: 'x', repo: PLANTED_ARG } },
     ],
   });
+  // A result large enough to be stored outside history (claim check): sealed in Postgres, a reference in history.
+  const bigRepos = Array.from({ length: 40 }, (_, i) => ({
+    full_name: `ops-octo/big-${i}`,
+    private: false,
+    description: `${PLANTED_RESULT} ${'d'.repeat(100)}`,
+    default_branch: 'main',
+    updated_at: '2026-01-01T00:00:00Z',
+  }));
+  apis.behave.set('/github/user/repos', { status: 200, body: bigRepos, times: 1 });
+  const stored = await member.call('execute_tools', { executions: [{ tool: 'github_list_repos', args: { perPage: 40 } }] });
+  expect(stored.body.results[0].result).toHaveLength(40);
   apis.behave.set('/github/user', { status: 500, times: 1 });
   await member.call('connections_execute', { name: 'github__get_authenticated_user', arguments: {} });
 

@@ -78,6 +78,19 @@ describe('keyring (AES-256-GCM)', () => {
     expect(ring.decryptBytes('k1', payload, aad).toString()).toBe('gho_token');
   });
 
+  it('stored results have their own key: a payload key (all an agent worker holds) never opens one, nor the other way round', () => {
+    const ring = new Keyring(new Map([['k1', k1]]));
+    const aad = 'stored_results:res_a:t:u';
+    const sealed = ring.encryptBytes(Buffer.from('{"body":"secret"}'), aad, 'result');
+    expect(ring.decryptBytes('k1', sealed.data, aad, 'result').toString()).toBe('{"body":"secret"}');
+    expect(() => ring.decryptBytes('k1', sealed.data, aad)).toThrow(/failed authentication/);
+    expect(() => ring.decryptBytes('k1', sealed.data, 'stored_results:res_a:t:other-user', 'result')).toThrow(/failed authentication/);
+    const payload = ring.encryptBytes(Buffer.from('x'), aad).data;
+    expect(() => ring.decryptBytes('k1', payload, aad, 'result')).toThrow(/failed authentication/);
+    const agentRing = Keyring.payloadOnly(new Map([['k1', Buffer.from(ring.exportPayloadKeys().split(':')[1], 'base64')]]));
+    expect(() => agentRing.decryptBytes('k1', sealed.data, aad, 'result')).toThrow(/no key "k1"/);
+  });
+
   it('finding 6: rotation keeps working with derived keys', () => {
     const rotated = new Keyring(
       new Map([

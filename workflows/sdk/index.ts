@@ -15,6 +15,7 @@
  */
 import { ParentClosePolicy, proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ExecuteActivities } from '../../activities/execute-tool.js';
+import type { ResultSliceAnswer } from '../../activities/read-result.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
 import type { ConnectionWorkflowResult, connectionWorkflow } from '../../connections/workflow.js';
 import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
@@ -22,6 +23,7 @@ import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import { HEARTBEAT_TIMEOUT } from '../tool-batch.js';
 
+export type { ResultSliceAnswer } from '../../activities/read-result.js';
 export {
   type ConnectionOutcome,
   type ConnectionWorkflowInput,
@@ -124,12 +126,14 @@ export function switchboard(options: SwitchboardOptions) {
     return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url, wait: () => child.result() };
   }
 
+  // No inlineResultMaxBytes: the result comes inline (one call's is at most the result limit),
+  // never as a stored reference; a cut one names its resultRef for readResult.
   const runOnce = (call: ToolCallRequest, opts: ExecuteOptions): Promise<ToolOutcome> =>
     toolCall(opts.retryable ?? false).executeToolCall({
       callKey: `${workflowInfo().workflowId}#${uuid4()}`,
       ...caller,
       call,
-    });
+    }) as Promise<ToolOutcome>;
 
   /**
    * Runs a tool. A read the service rate-limits is run again after a durable sleep until its reset
@@ -177,5 +181,19 @@ export function switchboard(options: SwitchboardOptions) {
     return outcome;
   }
 
-  return { connect, execute, executeWithConnect };
+  /**
+   * Reads on in a result `execute` cut (`truncated: true`), by its `resultRef`: the next slice of
+   * its JSON text from `offset` (bytes; pass the previous answer's `nextOffset`, null at the end),
+   * at most `maxBytes` (default 32768, max 262144), optionally only the parts `select`'s JSON
+   * pointers name. Each slice is one activity result, so your history grows by what you read.
+   * An unknown, foreign or expired reference fails with a non-retryable `SwitchboardUnknownResultRef`.
+   */
+  async function readResult(
+    resultRef: string,
+    opts: { offset?: number; maxBytes?: number; select?: string[] } = {},
+  ): Promise<ResultSliceAnswer> {
+    return helpers.readResult({ ...caller, resultRef, offset: opts.offset, maxBytes: opts.maxBytes ?? 32768, select: opts.select });
+  }
+
+  return { connect, execute, executeWithConnect, readResult };
 }

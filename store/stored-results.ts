@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import type { CallerOwner } from '../core/caller.js';
+import type { StoredResultRef } from '../core/stored-results.js';
+import type { Keyring } from './keyring.js';
+import type { Queryable } from './queryable.js';
+
+/**
+ * Tool results kept in Postgres instead of Temporal's history (core/stored-results.ts), sealed
+ * with the keyring's `result` key. A reference is 192 random bits: nothing about it can be
+ * guessed or counted. The AAD binds the ciphertext to its id, tenant and user, so a row whose
+ * owner columns were changed no longer opens. Expired rows never answer, pruned or not.
+ */
+
+const REF_PREFIX = 'res_';
+
+const aadOf = (id: string, tenantId: string, userId: string) => `stored_results:${id}:${tenantId}:${userId}`;
+
+export interface StoredResult extends StoredResultRef {
+  /** The result's JSON text, as the tool answered it (after redaction, before any cut). */
+  json: string;
+}
+
+/** Seals `json` for its user until `expiresAt`; answers the reference. */
+export async function storeResult(
+  db: Queryable,
+  keyring: Keyring,
+  owner: CallerOwner,
+  json: string,
+  expiresAt: Date,
+): Promise<StoredResultRef> {
+  const id = `${REF_PREFIX}${randomBytes(24).toString('base64url')}`;
+  const plaintext = Buffer.from(json, 'utf8');
+  const { keyId, data } = keyring.encryptBytes(plaintext, aadOf(id, owner.tenantId, owner.userId), 'result');
+  await db.query(
+    `INSERT INTO stored_results (id, tenant_id, user_id, total_bytes, key_id, sealed, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, owner.tenantId, owner.userId, plaintext.length, keyId, data, expiresAt],
+  );
+  return { resultRef: id, totalBytes: plaintext.length };
+}
+
+interface Row {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  total_bytes: number;
+  key_id: string;
+  sealed: Buffer;
+}
+
+const open = (keyring: Keyring, row: Row): StoredResult => ({
+  resultRef: row.id,
+  totalBytes: row.total_bytes,
+  json: keyring.decryptBytes(row.key_id, row.sealed, aadOf(row.id, row.tenant_id, row.user_id), 'result').toString('utf8'),
+});
+
+/**
+ * Unexpired results among `refs`, by reference: the owner's only, or (owner `any`) whoever's.
+ * Another user's, another tenant's, an expired and a made-up reference are all simply absent.
+ */
+async function readUnexpired(
+  db: Queryable,
+  keyring: Keyring,
+  owner: CallerOwner | 'any',
+  refs: readonly string[],
+): Promise<Map<string, StoredResult>> {
+  const wanted = refs.filter((r) => r.startsWith(REF_PREFIX) && r.length <= 100);
+  if (!wanted.length) return new Map();
+  const byOwner = owner === 'any' ? '' : 'AND tenant_id = $2 AND user_id = $3';
+  const { rows } = await db.query<Row>(
+    `SELECT id, tenant_id, user_id, total_bytes, key_id, sealed FROM stored_results WHERE id = ANY($1) AND expires_at > now() ${byOwner}`,
+    owner === 'any' ? [wanted] : [wanted, owner.tenantId, owner.userId],
+  );
+  return new Map(rows.map((row) => [row.id, open(keyring, row)]));
+}
+
+/** The owner's unexpired results among `refs` (callers cannot tell a foreign, expired or unknown one apart: all absent). */
+export const readStoredResults = (db: Queryable, keyring: Keyring, owner: CallerOwner, refs: readonly string[]) =>
+  readUnexpired(db, keyring, owner, refs);
+
+/** One of the owner's results, or undefined (see readStoredResults). */
+export async function readStoredResult(
+  db: Queryable,
+  keyring: Keyring,
+  owner: CallerOwner,
+  ref: string,
+): Promise<StoredResult | undefined> {
+  return (await readUnexpired(db, keyring, owner, [ref])).get(ref);
+}
+
+/**
+ * Unexpired results among `refs`, whoever owns them: for the codec endpoint, whose callers (codec
+ * operators) may read every tenant's payloads already.
+ */
+export const readStoredResultsForOperator = (db: Queryable, keyring: Keyring, refs: readonly string[]) =>
+  readUnexpired(db, keyring, 'any', refs);
