@@ -67,6 +67,8 @@ export interface World {
   user(input?: Parameters<typeof createTestUser>[1]): Promise<TestUser>;
   /** Stores a GitHub account for `user` with tokens the authorization server really issued (on `stack`, the world's by default). */
   connectGithub(user: TestUser, login: string, options?: GithubAccountOptions & { stack?: Stack }): ReturnType<typeof connectGithubAccount>;
+  /** An access token the authorization server issued `login` through client `name`, without a browser. */
+  accessToken(name: ClientName, login: string): Promise<string>;
   /** A new user whose GitHub account is connected as `login`. */
   githubUser(login: string): Promise<TestUser>;
   /** Chromium, launched on the first call. */
@@ -144,6 +146,7 @@ async function assemble(infra: Infra, options: WorldOptions, teardown: Teardown)
     user: (input) => createTestUser(world.stack, input),
     connectGithub: (user, login, { stack: on = world.stack, ...account } = {}) =>
       connectGithubAccount(on, world.auth, present(clients.github, 'GitHub client').clientId, user, login, account),
+    accessToken: (name, login) => world.auth.issueAccessToken(login, present(clients[name], `${name} client`).clientId),
     async githubUser(login) {
       const user = await world.user();
       await world.connectGithub(user, login);
