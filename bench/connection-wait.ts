@@ -5,7 +5,7 @@ import { getAttempt } from '../store/connection-attempts.js';
 import { createPool, type Pool } from '../store/database.js';
 import type { Stack } from '../test/support/stack.js';
 import { withBenchStack } from './lib/bench-stack.js';
-import { resultHeader } from './lib/benchmark.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { mapWithConcurrency } from './lib/concurrency.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
@@ -45,22 +45,11 @@ interface Sample {
   completeMs: number;
 }
 
-interface Run {
-  stack: Stack;
-  apiKey: string;
-  /** The poller's own pool, so its reads never queue behind the server's. */
-  pollPool: Pool;
-  signal: AbortSignal;
-}
-
 export async function run(): Promise<object> {
   const connections = positiveIntFromEnv('BENCH_CONNECTIONS', 200);
   const concurrency = positiveIntFromEnv('BENCH_CONCURRENCY', 10);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
-  const startedAt = new Date();
-  console.log(
-    `${name}: ${connections} connections, ${concurrency} at a time (+${PARAMETERS.warmupConnections} warm-up), deadline ${timeoutSec} s`,
-  );
+  const what = `${connections} connections, ${concurrency} at a time (+${PARAMETERS.warmupConnections} warm-up)`;
+  const { timeoutSec, startedAt } = beginRun(name, what);
 
   // Any client id makes GitHub connectable; no code is ever exchanged.
   const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
@@ -75,6 +64,14 @@ export async function run(): Promise<object> {
       await pollPool.end();
     }
   });
+}
+
+interface Run {
+  stack: Stack;
+  apiKey: string;
+  /** The poller's own pool, so its reads never queue behind the server's. */
+  pollPool: Pool;
+  signal: AbortSignal;
 }
 
 /** One connection: connect, both waiters, a completion at a random poll phase, both arrivals. */

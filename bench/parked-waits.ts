@@ -10,11 +10,10 @@ import { spawnWorkerProcess } from '../test/support/stack.js';
 import { waitForConnectionUpdate } from '../workflows/connection.js';
 import { round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
-import { resultHeader } from './lib/benchmark.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { mapWithConcurrency } from './lib/concurrency.js';
 import { cpuSince, cpuSnapshot } from './lib/cpu.js';
 import { callTool } from './lib/http.js';
-import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
 
 /**
@@ -76,12 +75,10 @@ interface Level {
 
 export async function run(): Promise<object> {
   const levels = levelsFromEnv();
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', PARAMETERS.waitTimeoutSec);
-  const startedAt = new Date();
-  console.log(
-    `${name}: ${levels.join(', ')} pending waits (BENCH_PARKED_LEVELS), created ${PARAMETERS.createConcurrency} at a time, ` +
-      `${PARAMETERS.idleWindows} idle windows of ${PARAMETERS.idleSec} s each, deadline ${timeoutSec} s`,
-  );
+  const what =
+    `${levels.join(', ')} pending waits (BENCH_PARKED_LEVELS), created ${PARAMETERS.createConcurrency} at a time, ` +
+    `${PARAMETERS.idleWindows} idle windows of ${PARAMETERS.idleSec} s each`;
+  const { timeoutSec, startedAt } = beginRun(name, what, PARAMETERS.waitTimeoutSec);
   const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
   return withBenchStack({ name, timeoutSec, github: false, worker: false, env }, async (bench) => {
     const metricsPort = await freePort();

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { spawnWorkerProcess } from '../test/support/stack.js';
 import { round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
-import { resultHeader } from './lib/benchmark.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
@@ -35,9 +35,8 @@ interface Storm {
 
 export async function run(): Promise<object> {
   const rounds = positiveIntFromEnv('BENCH_STORM_ROUNDS', 5);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
-  const startedAt = new Date();
-  console.log(`${name}: ${rounds} storms of ${STORM} concurrent calls on an expired rotating token, ${WORKERS} worker processes`);
+  const what = `${rounds} storms of ${STORM} concurrent calls on an expired rotating token, ${WORKERS} worker processes`;
+  const { timeoutSec, startedAt } = beginRun(name, what);
   const world = { clients: { github: CLIENT }, apis: true };
   return withBenchStack({ name, timeoutSec, github: false, worker: false, world }, async (bench) => {
     const workers: ChildProcess[] = [];

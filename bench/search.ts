@@ -3,7 +3,7 @@ import type { ProviderRegistry } from '../providers/registry.js';
 import { ToolSearchIndex } from '../server/catalog/tool-search.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
-import { resultHeader } from './lib/benchmark.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, type Summary, summary } from './lib/stats.js';
@@ -28,23 +28,11 @@ const PARAMETERS = {
   builds: 5,
 } as const;
 
-interface SizeResult {
-  tools: number;
-  providers: number;
-  buildMs: Summary;
-  query: Summary;
-  /** Documents the query matched before the limit, median over the queries. */
-  matchedP50: number;
-}
-
 export async function run(): Promise<object> {
   const queries = positiveIntFromEnv('BENCH_SEARCH_QUERIES', 1_000);
   const httpRounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
-  const startedAt = new Date();
-  console.log(
-    `${name}: ${queries} queries per catalog size (+${PARAMETERS.warmupQueries} warm-up), ${httpRounds} HTTP rounds, deadline ${timeoutSec} s`,
-  );
+  const what = `${queries} queries per catalog size (+${PARAMETERS.warmupQueries} warm-up), ${httpRounds} HTTP rounds`;
+  const { timeoutSec, startedAt } = beginRun(name, what);
 
   const registries = PARAMETERS.sizes.map((size) => syntheticRegistry(size));
   const sizes = inProcess(registries, queries);
@@ -52,6 +40,15 @@ export async function run(): Promise<object> {
     overHttp(bench, registries[registries.length - 1], httpRounds),
   );
   return report({ startedAt, queries, httpRounds, sizes, http });
+}
+
+interface SizeResult {
+  tools: number;
+  providers: number;
+  buildMs: Summary;
+  query: Summary;
+  /** Documents the query matched before the limit, median over the queries. */
+  matchedP50: number;
 }
 
 /** Build times (sizes alternating, PARAMETERS.builds each), then the queries with every size in turn. */

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { round } from './lib/alternate.js';
 import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
-import { resultHeader } from './lib/benchmark.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { type CpuUsed, cpuSince, cpuSnapshot } from './lib/cpu.js';
 import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
@@ -45,14 +45,9 @@ const SIDES = {
 
 export async function run(): Promise<object> {
   const durationSec = positiveIntFromEnv('BENCH_DURATION_SEC', 15);
-  const timeoutSec = positiveIntFromEnv(
-    'BENCH_TIMEOUT_SEC',
-    300 + PARAMETERS.levels.length * (durationSec + PARAMETERS.warmupSec + PARAMETERS.baselineSec) * 2,
-  );
-  const startedAt = new Date();
-  console.log(
-    `${name}: ${PARAMETERS.levels.join(' and ')} callers, ${durationSec} s each (+${PARAMETERS.warmupSec} s warm-up), deadline ${timeoutSec} s`,
-  );
+  const what = `${PARAMETERS.levels.join(' and ')} callers, ${durationSec} s each (+${PARAMETERS.warmupSec} s warm-up)`;
+  const deadline = 300 + PARAMETERS.levels.length * (durationSec + PARAMETERS.warmupSec + PARAMETERS.baselineSec) * 2;
+  const { timeoutSec, startedAt } = beginRun(name, what, deadline);
   return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
     const levels: Level[] = [];
     for (const concurrency of PARAMETERS.levels) levels.push(await measureLevel(bench, concurrency, durationSec));
