@@ -92,33 +92,45 @@ export async function startWorldOn(infra: Infra, options: WorldOptions = {}): Pr
   }
 }
 
+/** The parts Switchboard is pointed at, and the environment that points it there. */
+interface Parts {
+  clients: Partial<Record<ClientName, OAuthClientSpec>>;
+  auth?: TestAuthServer;
+  apis?: FakeApis;
+  site?: HnSite;
+  env: Record<string, string>;
+}
+
+async function startParts(options: WorldOptions, switchboardUrl: string, teardown: Teardown): Promise<Parts> {
+  const clients = fillInClients(options.clients ?? {}, switchboardUrl);
+  const parts: Parts = { clients, env: {} };
+  if (Object.keys(clients).length > 0 || options.apis) {
+    const auth = await startAuthServer(Object.values(clients), { accessTokenTtlSec: options.accessTokenTtlSec });
+    teardown.add(auth.close);
+    parts.auth = auth;
+    for (const [name, client] of Object.entries(clients)) Object.assign(parts.env, clientEnv(auth, name as ClientName, client));
+    if (options.apis) {
+      const apis = await startFakeApis((token) => auth.subjectOf(token));
+      teardown.add(apis.close);
+      parts.apis = apis;
+      Object.assign(parts.env, { GITHUB_API_BASE_URL: `${apis.baseUrl}/github`, LINEAR_API_BASE_URL: `${apis.baseUrl}/linear` });
+    }
+  }
+  if (options.hackernews) {
+    const { loginPath = '/login?goto=news', ...siteOptions } = options.hackernews === true ? {} : options.hackernews;
+    const site = await startHnSite(siteOptions);
+    teardown.add(site.close);
+    parts.site = site;
+    Object.assign(parts.env, { HACKERNEWS_LOGIN_URL: `${site.url}${loginPath}`, HACKERNEWS_API_BASE_URL: site.url });
+  }
+  Object.assign(parts.env, options.env);
+  return parts;
+}
+
 async function assemble(infra: Infra, options: WorldOptions, teardown: Teardown): Promise<World> {
   // Chosen before anything starts: the clients' redirect URIs name Switchboard's address.
   const port = await freePort();
-  const clients = fillInClients(options.clients ?? {}, `http://127.0.0.1:${port}`);
-  const env: Record<string, string> = {};
-
-  let auth: TestAuthServer | undefined;
-  if (Object.keys(clients).length > 0 || options.apis) {
-    auth = await startAuthServer(Object.values(clients), { accessTokenTtlSec: options.accessTokenTtlSec });
-    teardown.add(auth.close);
-    for (const [name, client] of Object.entries(clients)) Object.assign(env, clientEnv(auth, name as ClientName, client));
-  }
-  let apis: FakeApis | undefined;
-  if (auth && options.apis) {
-    const tokens = auth;
-    apis = await startFakeApis((token) => tokens.subjectOf(token));
-    teardown.add(apis.close);
-    Object.assign(env, { GITHUB_API_BASE_URL: `${apis.baseUrl}/github`, LINEAR_API_BASE_URL: `${apis.baseUrl}/linear` });
-  }
-  let site: HnSite | undefined;
-  if (options.hackernews) {
-    const { loginPath = '/login?goto=news', ...siteOptions } = options.hackernews === true ? {} : options.hackernews;
-    site = await startHnSite(siteOptions);
-    teardown.add(site.close);
-    Object.assign(env, { HACKERNEWS_LOGIN_URL: `${site.url}${loginPath}`, HACKERNEWS_API_BASE_URL: site.url });
-  }
-  Object.assign(env, options.env);
+  const { clients, auth, apis, site, env } = await startParts(options, `http://127.0.0.1:${port}`, teardown);
 
   const startStack = async (more: { env?: Record<string, string>; worker?: boolean } = {}) => {
     const started = await startStackOn(infra, { env: { ...env, ...more.env }, worker: more.worker });
