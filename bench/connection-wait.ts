@@ -1,4 +1,3 @@
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { completeConnection } from '../connections/complete.js';
@@ -6,6 +5,7 @@ import { getAttempt } from '../store/connection-attempts.js';
 import { createPool, type Pool } from '../store/database.js';
 import type { Stack } from '../test/support/stack.js';
 import { withBenchStack } from './lib/bench-stack.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { mapWithConcurrency } from './lib/concurrency.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
@@ -20,17 +20,20 @@ import { formatTable, type Summary, summary } from './lib/stats.js';
 export const name = 'connection-wait';
 
 const GOAL_P50_MS = 50;
-const POLL_INTERVAL_MS = 1_000;
-/** The agent's wait_for_connection timeout: far longer than a completion takes here. */
-const WAIT_TIMEOUT_SEC = 120;
-/**
- * Pause between starting the waiters and completing, so the Update is in the workflow before the
- * signal (otherwise the wait would answer from the database and measure nothing). Loopback needs
- * a few milliseconds; this is generous.
- */
-const SETTLE_MS = 250;
-/** Connections run first and left out of the statistics: cold caches, JIT, first worker tasks. */
-const WARMUP_CONNECTIONS = 5;
+/** Fixed for every run, and reported with its results. */
+const PARAMETERS = {
+  pollIntervalMs: 1_000,
+  /** The agent's wait_for_connection timeout: far longer than a completion takes here. */
+  waitTimeoutSec: 120,
+  /**
+   * Pause between starting the waiters and completing, so the Update is in the workflow before the
+   * signal (otherwise the wait would answer from the database and measure nothing). Loopback needs
+   * a few milliseconds; this is generous.
+   */
+  settleMs: 250,
+  /** Connections run first and left out of the statistics: cold caches, JIT, first worker tasks. */
+  warmupConnections: 5,
+} as const;
 
 interface Sample {
   attemptId: string;
@@ -42,20 +45,11 @@ interface Sample {
   completeMs: number;
 }
 
-interface Run {
-  stack: Stack;
-  apiKey: string;
-  /** The poller's own pool, so its reads never queue behind the server's. */
-  pollPool: Pool;
-  signal: AbortSignal;
-}
-
 export async function run(): Promise<object> {
   const connections = positiveIntFromEnv('BENCH_CONNECTIONS', 200);
   const concurrency = positiveIntFromEnv('BENCH_CONCURRENCY', 10);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
-  const startedAt = new Date();
-  console.log(`${name}: ${connections} connections, ${concurrency} at a time (+${WARMUP_CONNECTIONS} warm-up), deadline ${timeoutSec} s`);
+  const what = `${connections} connections, ${concurrency} at a time (+${PARAMETERS.warmupConnections} warm-up)`;
+  const { timeoutSec, startedAt } = beginRun(name, what);
 
   // Any client id makes GitHub connectable; no code is ever exchanged.
   const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
@@ -63,13 +57,21 @@ export async function run(): Promise<object> {
     const pollPool = createPool({ url: stack.env.DATABASE_URL, schema: stack.schema, poolMax: concurrency + 1 });
     try {
       const context: Run = { stack, apiKey: user.apiKey, pollPool, signal };
-      await mapWithConcurrency(range(WARMUP_CONNECTIONS), concurrency, () => measureOne(context));
+      await mapWithConcurrency(range(PARAMETERS.warmupConnections), concurrency, () => measureOne(context));
       const samples = await mapWithConcurrency(range(connections), concurrency, () => measureOne(context));
       return report({ startedAt, connections, concurrency, samples });
     } finally {
       await pollPool.end();
     }
   });
+}
+
+interface Run {
+  stack: Stack;
+  apiKey: string;
+  /** The poller's own pool, so its reads never queue behind the server's. */
+  pollPool: Pool;
+  signal: AbortSignal;
 }
 
 /** One connection: connect, both waiters, a completion at a random poll phase, both arrivals. */
@@ -84,7 +86,7 @@ async function measureOne({ stack, apiKey, pollPool, signal }: Run): Promise<Sam
     stack.baseUrl,
     apiKey,
     'wait_for_connection',
-    { connectionId: attemptId, timeoutSec: WAIT_TIMEOUT_SEC },
+    { connectionId: attemptId, timeoutSec: PARAMETERS.waitTimeoutSec },
     signal,
   ).then((answer) => ({ answer, at: performance.now() }));
   const polled = pollUntilConnected(pollPool, attemptId, signal);
@@ -93,7 +95,7 @@ async function measureOne({ stack, apiKey, pollPool, signal }: Run): Promise<Sam
   polled.catch(() => {});
 
   // Uniform over one poll interval, so the poller's phase at completion is uniform too.
-  await sleep(SETTLE_MS + Math.random() * POLL_INTERVAL_MS, undefined, { signal });
+  await sleep(PARAMETERS.settleMs + Math.random() * PARAMETERS.pollIntervalMs, undefined, { signal });
   const completeStarted = performance.now();
   const account = await completeConnection(stack.services, attempt, {
     label: 'bench',
@@ -116,7 +118,7 @@ async function measureOne({ stack, apiKey, pollPool, signal }: Run): Promise<Sam
 }
 
 /**
- * The baseline: reads the attempt every POLL_INTERVAL_MS at a fixed rate (a slow read does not
+ * The baseline: reads the attempt every PARAMETERS.pollIntervalMs at a fixed rate (a slow read does not
  * shift later ticks) and answers the moment a read shows CONNECTED.
  */
 async function pollUntilConnected(pool: Pool, attemptId: string, signal: AbortSignal): Promise<number> {
@@ -125,7 +127,7 @@ async function pollUntilConnected(pool: Pool, attemptId: string, signal: AbortSi
     const attempt = await getAttempt(pool, attemptId);
     if (attempt?.status === 'CONNECTED') return performance.now();
     if (attempt?.status !== 'PENDING') throw new Error(`poller found attempt ${attemptId} ${attempt?.status ?? 'missing'}`);
-    const nextTick = start + tick * POLL_INTERVAL_MS;
+    const nextTick = start + tick * PARAMETERS.pollIntervalMs;
     await sleep(Math.max(0, nextTick - performance.now()), undefined, { signal });
   }
 }
@@ -145,23 +147,15 @@ function report(input: { startedAt: Date; connections: number; concurrency: numb
     'max ms': ms(s.max),
   });
   console.log('\ncallback response → waiter sees CONNECTED');
-  console.log(formatTable([row('event-driven (wait_for_connection)', eventDriven), row(`polling every ${POLL_INTERVAL_MS} ms`, polling)]));
+  console.log(
+    formatTable([row('event-driven (wait_for_connection)', eventDriven), row(`polling every ${PARAMETERS.pollIntervalMs} ms`, polling)]),
+  );
   console.log(`\nratio polling / event-driven: p50 ${ratio.p50.toFixed(1)}×, p99 ${ratio.p99.toFixed(1)}×`);
   console.log(`completeConnection itself (before the response): p50 ${ms(complete.p50)} ms, p99 ${ms(complete.p99)} ms`);
   console.log(`goal event-driven p50 < ${GOAL_P50_MS} ms: ${goalMet ? 'met' : 'NOT met'} (${ms(eventDriven.p50)} ms)`);
 
   return {
-    benchmark: name,
-    startedAt: input.startedAt.toISOString(),
-    parameters: {
-      connections: input.connections,
-      concurrency: input.concurrency,
-      warmupConnections: WARMUP_CONNECTIONS,
-      pollIntervalMs: POLL_INTERVAL_MS,
-      settleMs: SETTLE_MS,
-      waitTimeoutSec: WAIT_TIMEOUT_SEC,
-    },
-    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    ...resultHeader(name, input.startedAt, { ...PARAMETERS, connections: input.connections, concurrency: input.concurrency }),
     eventDriven,
     polling,
     completeConnection: complete,

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateStage } from '@temporalio/client';
@@ -11,10 +10,10 @@ import { freePort } from '../test/support/ports.js';
 import { spawnWorkerProcess } from '../test/support/stack.js';
 import { round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { mapWithConcurrency } from './lib/concurrency.js';
 import { cpuSince, cpuSnapshot } from './lib/cpu.js';
 import { callTool } from './lib/http.js';
-import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
 
 /**
@@ -32,24 +31,27 @@ import { formatTable, summary } from './lib/stats.js';
 export const name = 'parked-waits';
 
 const DEFAULT_LEVELS = [1_000, 5_000, 10_000];
-/** Attempts created at once; modest, so creation does not starve the machine. */
-const CREATE_CONCURRENCY = 16;
-/**
- * After creating a level (or starting the worker), before measuring: the last workflow tasks,
- * cache evictions, and the garbage collection and JIT work that follow a burst (a fresh worker
- * process spends ~20 s of it after bundling its workflows).
- */
-const SETTLE_SEC = 30;
-/** Steady-state window over which CPU is measured. */
-const IDLE_SEC = 10;
-/**
- * Consecutive windows per level: their median is the worker's idle CPU, so one window that
- * catches a burst (a garbage collection after creating thousands of workflows) does not stand
- * for the level; the busiest window is reported beside it.
- */
-const IDLE_WINDOWS = 3;
-/** Every Update waits this long (the most wait_for_connection allows); the run must end sooner. */
-const WAIT_TIMEOUT_SEC = WAIT_TIMEOUT_MAX_SEC;
+/** Fixed for every run, and reported with its results. */
+const PARAMETERS = {
+  /** Attempts created at once; modest, so creation does not starve the machine. */
+  createConcurrency: 16,
+  /**
+   * After creating a level (or starting the worker), before measuring: the last workflow tasks,
+   * cache evictions, and the garbage collection and JIT work that follow a burst (a fresh worker
+   * process spends ~20 s of it after bundling its workflows).
+   */
+  settleSec: 30,
+  /** Steady-state window over which CPU is measured. */
+  idleSec: 10,
+  /**
+   * Consecutive windows per level: their median is the worker's idle CPU, so one window that
+   * catches a burst (a garbage collection after creating thousands of workflows) does not stand
+   * for the level; the busiest window is reported beside it.
+   */
+  idleWindows: 3,
+  /** Every Update waits this long (the most wait_for_connection allows); the run must end sooner. */
+  waitTimeoutSec: WAIT_TIMEOUT_MAX_SEC,
+} as const;
 const USER_HZ_MS = 10;
 
 interface Level {
@@ -57,10 +59,10 @@ interface Level {
   /** Seconds it took to create this level's new waits, and their rate. */
   createSec: number;
   createdPerSec: number;
-  /** Seconds since the first wait was created (each wait ends after WAIT_TIMEOUT_SEC). */
+  /** Seconds since the first wait was created (each wait ends after PARAMETERS.waitTimeoutSec). */
   sinceFirstWaitSec: number;
   /** Worker CPU over the idle window as a share of one core, %. */
-  /** Median over the IDLE_WINDOWS windows. */
+  /** Median over the PARAMETERS.idleWindows windows. */
   workerCpuPct: number;
   workerCpuMaxPct: number;
   temporalCpuPct: number;
@@ -73,12 +75,10 @@ interface Level {
 
 export async function run(): Promise<object> {
   const levels = levelsFromEnv();
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', WAIT_TIMEOUT_SEC);
-  const startedAt = new Date();
-  console.log(
-    `${name}: ${levels.join(', ')} pending waits (BENCH_PARKED_LEVELS), created ${CREATE_CONCURRENCY} at a time, ` +
-      `${IDLE_WINDOWS} idle windows of ${IDLE_SEC} s each, deadline ${timeoutSec} s`,
-  );
+  const what =
+    `${levels.join(', ')} pending waits (BENCH_PARKED_LEVELS), created ${PARAMETERS.createConcurrency} at a time, ` +
+    `${PARAMETERS.idleWindows} idle windows of ${PARAMETERS.idleSec} s each`;
+  const { timeoutSec, startedAt } = beginRun(name, what, PARAMETERS.waitTimeoutSec);
   const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
   return withBenchStack({ name, timeoutSec, github: false, worker: false, env }, async (bench) => {
     const metricsPort = await freePort();
@@ -87,7 +87,7 @@ export async function run(): Promise<object> {
       const measured: Level[] = [];
       const idleAt = (pendingWaits: number, createSec: number, firstAt: number) =>
         measureIdle(bench, worker, metricsPort, { pendingWaits, createSec, firstAt });
-      await sleep(SETTLE_SEC * 1000, undefined, { signal: bench.signal });
+      await sleep(PARAMETERS.settleSec * 1000, undefined, { signal: bench.signal });
       measured.push(await idleAt(0, 0, performance.now()));
       console.log(`  0 pending waits: worker ${measured[0].workerCpuPct}% CPU, RSS ${measured[0].rssMb} MB`);
       let created = 0;
@@ -95,10 +95,10 @@ export async function run(): Promise<object> {
       for (const level of levels) {
         const started = performance.now();
         firstAt ||= started;
-        await mapWithConcurrency(range(level - created), CREATE_CONCURRENCY, () => park(bench));
+        await mapWithConcurrency(range(level - created), PARAMETERS.createConcurrency, () => park(bench));
         const createSec = (performance.now() - started) / 1000;
         created = level;
-        await sleep(SETTLE_SEC * 1000, undefined, { signal: bench.signal });
+        await sleep(PARAMETERS.settleSec * 1000, undefined, { signal: bench.signal });
         const l = await idleAt(level, createSec, firstAt);
         measured.push(l);
         console.log(`  ${level} pending waits (created in ${round(createSec, 1)} s): worker ${l.workerCpuPct}% CPU, RSS ${l.rssMb} MB`);
@@ -126,7 +126,7 @@ async function park({ stack, user, signal }: BenchRun): Promise<void> {
   if (connect.status !== 200) throw new Error(`connect answered ${connect.status}: ${JSON.stringify(connect.body)}`);
   const handle = stack.services.temporal.workflow.getHandle(connectionWorkflowId(connect.body.connectionId));
   await handle.startUpdate(waitForConnectionUpdate, {
-    args: [{ timeoutSec: WAIT_TIMEOUT_SEC }],
+    args: [{ timeoutSec: PARAMETERS.waitTimeoutSec }],
     waitForStage: WorkflowUpdateStage.ACCEPTED,
   });
 }
@@ -139,13 +139,13 @@ async function measureIdle(
 ): Promise<Level> {
   const start = cpuSnapshot();
   const workerPct: number[] = [];
-  for (let i = 0; i < IDLE_WINDOWS; i++) {
+  for (let i = 0; i < PARAMETERS.idleWindows; i++) {
     const workerStart = processCpuMs(worker.pid!);
-    await sleep(IDLE_SEC * 1000, undefined, { signal });
-    workerPct.push(((processCpuMs(worker.pid!) - workerStart) / (IDLE_SEC * 1000)) * 100);
+    await sleep(PARAMETERS.idleSec * 1000, undefined, { signal });
+    workerPct.push(((processCpuMs(worker.pid!) - workerStart) / (PARAMETERS.idleSec * 1000)) * 100);
   }
   const used = cpuSince(start);
-  const spanMs = IDLE_WINDOWS * IDLE_SEC * 1000;
+  const spanMs = PARAMETERS.idleWindows * PARAMETERS.idleSec * 1000;
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.any([signal]) })).text();
   const metric = (key: string) => Number(new RegExp(`^switchboard_${key} (\\S+)`, 'm').exec(metrics)?.[1] ?? Number.NaN);
   const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
@@ -190,7 +190,7 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 function report(input: { startedAt: Date; levels: number[]; measured: Level[] }) {
   const { measured } = input;
   console.log(
-    `\nworker process at rest, ${IDLE_WINDOWS} windows of ${IDLE_SEC} s after each level (CPU as % of one core; worker: median and busiest window)`,
+    `\nworker process at rest, ${PARAMETERS.idleWindows} windows of ${PARAMETERS.idleSec} s after each level (CPU as % of one core; worker: median and busiest window)`,
   );
   console.log(
     formatTable(
@@ -218,18 +218,11 @@ function report(input: { startedAt: Date; levels: number[]; measured: Level[] })
   );
   console.log(`goal idle worker CPU near zero (median window < 2% of a core at every level): ${cpuNearZero ? 'met' : 'NOT met'}`);
   return {
-    benchmark: name,
-    startedAt: input.startedAt.toISOString(),
-    parameters: {
+    ...resultHeader(name, input.startedAt, {
+      ...PARAMETERS,
       levels: input.levels,
-      createConcurrency: CREATE_CONCURRENCY,
-      settleSec: SETTLE_SEC,
-      idleSec: IDLE_SEC,
-      idleWindows: IDLE_WINDOWS,
-      waitTimeoutSec: WAIT_TIMEOUT_SEC,
       what: 'connect + one accepted waitForConnection Update per attempt, separate worker process',
-    },
-    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    }),
     levels: measured,
     rssGrowthMb: rssGrowth,
     rssPerWaitKb: perWaitKb,

@@ -1,12 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { type FakeApis, startFakeApis } from '../test/support/fake-apis.js';
-import { connectGithubAccount } from '../test/support/github-account.js';
-import { startAuthServer, type TestAuthServer } from '../test/support/oauth-server.js';
-import { createTestUser, spawnWorkerProcess } from '../test/support/stack.js';
+import { spawnWorkerProcess } from '../test/support/stack.js';
 import { round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
@@ -23,12 +20,7 @@ export const name = 'refresh-storm';
 
 const STORM = 100;
 const WORKERS = 2;
-const CLIENT = {
-  clientId: 'storm',
-  clientSecret: 'storm-secret-0123456789',
-  redirectUris: ['http://127.0.0.1/cb'],
-  rotateRefreshTokens: true,
-};
+const CLIENT = { clientId: 'storm', clientSecret: 'storm-secret-0123456789', rotateRefreshTokens: true };
 
 interface Storm {
   ok: number;
@@ -43,40 +35,32 @@ interface Storm {
 
 export async function run(): Promise<object> {
   const rounds = positiveIntFromEnv('BENCH_STORM_ROUNDS', 5);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
-  const startedAt = new Date();
-  console.log(`${name}: ${rounds} storms of ${STORM} concurrent calls on an expired rotating token, ${WORKERS} worker processes`);
-  const auth = await startAuthServer([CLIENT]);
-  let apis: FakeApis | undefined;
-  try {
-    apis = await startFakeApis((token) => auth.subjectOf(token));
-    const env = { ...auth.envFor('GITHUB', CLIENT), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` };
-    return await withBenchStack({ name, timeoutSec, github: false, worker: false, env }, async (bench) => {
-      const workers: ChildProcess[] = [];
-      try {
-        for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorkerProcess(bench.stack));
-        // Warm-up storm, left out: first workflow tasks, connection pools, JIT in both workers.
-        await storm(bench, auth, workers);
-        const storms: Storm[] = [];
-        for (let i = 0; i < rounds; i++) {
-          const s = await storm(bench, auth, workers);
-          storms.push(s);
-          console.log(`  storm ${i + 1}: ${s.ok} ok, ${s.errors} errors, ${s.refreshes} refresh request(s) at the auth server`);
-        }
-        return report({ startedAt, rounds, storms });
-      } finally {
-        for (const w of workers) w.kill('SIGKILL');
+  const what = `${rounds} storms of ${STORM} concurrent calls on an expired rotating token, ${WORKERS} worker processes`;
+  const { timeoutSec, startedAt } = beginRun(name, what);
+  const world = { clients: { github: CLIENT }, apis: true };
+  return withBenchStack({ name, timeoutSec, github: false, worker: false, world }, async (bench) => {
+    const workers: ChildProcess[] = [];
+    try {
+      for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorkerProcess(bench.stack));
+      // Warm-up storm, left out: first workflow tasks, connection pools, JIT in both workers.
+      await storm(bench, workers);
+      const storms: Storm[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const s = await storm(bench, workers);
+        storms.push(s);
+        console.log(`  storm ${i + 1}: ${s.ok} ok, ${s.errors} errors, ${s.refreshes} refresh request(s) at the auth server`);
       }
-    });
-  } finally {
-    await apis?.close();
-    await auth.close();
-  }
+      return report({ startedAt, rounds, storms });
+    } finally {
+      for (const w of workers) w.kill('SIGKILL');
+    }
+  });
 }
 
-async function storm({ stack, signal }: BenchRun, auth: TestAuthServer, workers: ChildProcess[]): Promise<Storm> {
-  const user = await createTestUser(stack);
-  await connectGithubAccount(stack, auth, CLIENT.clientId, user, `storm-${user.user.id}`, { label: 'storm', expired: true });
+async function storm({ world, stack, signal }: BenchRun, workers: ChildProcess[]): Promise<Storm> {
+  const { auth } = world;
+  const user = await world.user();
+  await world.connectGithub(user, `storm-${user.user.id}`, { label: 'storm', expired: true });
   const logFrom = stack.logs.lines.length;
   const refreshesBefore = auth.grants.refresh_token;
   const result: Storm = { ok: 0, errors: 0, errorKinds: {}, refreshes: 0, latencies: [], workersServing: 0 };
@@ -133,10 +117,12 @@ function report(input: { startedAt: Date; rounds: number; storms: Storm[] }) {
   const goalMet = storms.every((s) => s.refreshes === 1 && s.errors === 0);
   console.log(`goal exactly 1 refresh per storm and no errors: ${goalMet ? 'met' : 'NOT met'}`);
   return {
-    benchmark: name,
-    startedAt: input.startedAt.toISOString(),
-    parameters: { rounds: input.rounds, concurrentCalls: STORM, workerProcesses: WORKERS, rotatingRefreshTokens: true },
-    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    ...resultHeader(name, input.startedAt, {
+      rounds: input.rounds,
+      concurrentCalls: STORM,
+      workerProcesses: WORKERS,
+      rotatingRefreshTokens: true,
+    }),
     storms: storms.map(({ latencies, ...rest }) => ({ ...rest, latency: latencies.length ? summary(latencies) : undefined })),
     overall,
     goal: { exactlyOneRefreshPerStorm: true, met: goalMet },

@@ -1,9 +1,9 @@
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ToolSearchIndex } from '../server/catalog/tool-search.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, type Summary, summary } from './lib/stats.js';
@@ -18,12 +18,29 @@ import { QUERIES, syntheticRegistry } from './lib/synthetic-catalog.js';
  */
 export const name = 'search';
 
-const SIZES = [50, 500, 5_000];
 const GOAL_P50_MS = 2;
-const LIMIT = 8;
-const WARMUP_QUERIES = 200;
-const WARMUP_HTTP_ROUNDS = 20;
-const BUILDS = 5;
+/** Fixed for every run, and reported with its results. */
+const PARAMETERS = {
+  sizes: [50, 500, 5_000],
+  limit: 8,
+  warmupQueries: 200,
+  warmupHttpRounds: 20,
+  builds: 5,
+} as const;
+
+export async function run(): Promise<object> {
+  const queries = positiveIntFromEnv('BENCH_SEARCH_QUERIES', 1_000);
+  const httpRounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
+  const what = `${queries} queries per catalog size (+${PARAMETERS.warmupQueries} warm-up), ${httpRounds} HTTP rounds`;
+  const { timeoutSec, startedAt } = beginRun(name, what);
+
+  const registries = PARAMETERS.sizes.map((size) => syntheticRegistry(size));
+  const sizes = inProcess(registries, queries);
+  const http = await withBenchStack({ name, timeoutSec, github: false, worker: false }, (bench) =>
+    overHttp(bench, registries[registries.length - 1], httpRounds),
+  );
+  return report({ startedAt, queries, httpRounds, sizes, http });
+}
 
 interface SizeResult {
   tools: number;
@@ -34,28 +51,11 @@ interface SizeResult {
   matchedP50: number;
 }
 
-export async function run(): Promise<object> {
-  const queries = positiveIntFromEnv('BENCH_SEARCH_QUERIES', 1_000);
-  const httpRounds = positiveIntFromEnv('BENCH_ITERATIONS', 300);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 600);
-  const startedAt = new Date();
-  console.log(
-    `${name}: ${queries} queries per catalog size (+${WARMUP_QUERIES} warm-up), ${httpRounds} HTTP rounds, deadline ${timeoutSec} s`,
-  );
-
-  const registries = SIZES.map((size) => syntheticRegistry(size));
-  const sizes = inProcess(registries, queries);
-  const http = await withBenchStack({ name, timeoutSec, github: false, worker: false }, (bench) =>
-    overHttp(bench, registries[registries.length - 1], httpRounds),
-  );
-  return report({ startedAt, queries, httpRounds, sizes, http });
-}
-
-/** Build times (sizes alternating, BUILDS each), then the queries with every size in turn. */
+/** Build times (sizes alternating, PARAMETERS.builds each), then the queries with every size in turn. */
 function inProcess(registries: ProviderRegistry[], queries: number): SizeResult[] {
   const builds: number[][] = registries.map(() => []);
   let indexes: ToolSearchIndex[] = [];
-  for (let b = 0; b < BUILDS; b++) {
+  for (let b = 0; b < PARAMETERS.builds; b++) {
     indexes = registries.map((registry, i) => {
       const started = performance.now();
       const index = new ToolSearchIndex(registry.tools());
@@ -64,13 +64,13 @@ function inProcess(registries: ProviderRegistry[], queries: number): SizeResult[
     });
   }
   const samples: number[][] = registries.map(() => []);
-  for (let q = 0; q < WARMUP_QUERIES + queries; q++) {
+  for (let q = 0; q < PARAMETERS.warmupQueries + queries; q++) {
     const text = QUERIES[q % QUERIES.length];
     for (let k = 0; k < indexes.length; k++) {
       const i = (q + k) % indexes.length;
       const started = performance.now();
-      indexes[i].query(text, { limit: LIMIT, filter: () => true });
-      if (q >= WARMUP_QUERIES) samples[i].push(performance.now() - started);
+      indexes[i].query(text, { limit: PARAMETERS.limit, filter: () => true });
+      if (q >= PARAMETERS.warmupQueries) samples[i].push(performance.now() - started);
     }
   }
   return registries.map((registry, i) => ({
@@ -91,7 +91,7 @@ async function overHttp({ stack, user, signal }: BenchRun, large: ProviderRegist
     // The server reads ctx.registry (this very object) per request; requests here never overlap.
     services.registry = registry;
     try {
-      const args = { query: QUERIES[q++ % QUERIES.length], limit: LIMIT };
+      const args = { query: QUERIES[q++ % QUERIES.length], limit: PARAMETERS.limit };
       const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'search_tools', args, AbortSignal.any([signal]));
       if (status !== 200 || !Array.isArray(body.tools)) throw new Error(`search_tools answered ${status}: ${JSON.stringify(body)}`);
     } finally {
@@ -107,7 +107,7 @@ async function overHttp({ stack, user, signal }: BenchRun, large: ProviderRegist
     [`search_tools, real catalog (${realTools} tools)`]: () => search(real),
     [`search_tools, ${large.tools().length} tools`]: () => search(large),
   };
-  return { realTools, samples: await alternate(sides, { rounds, warmup: WARMUP_HTTP_ROUNDS, signal }) };
+  return { realTools, samples: await alternate(sides, { rounds, warmup: PARAMETERS.warmupHttpRounds, signal }) };
 }
 
 function report(input: {
@@ -121,7 +121,7 @@ function report(input: {
   const [smallest, largest] = [sizes[0], sizes[sizes.length - 1]];
   const growth = { p50: largest.query.p50 / smallest.query.p50, p99: largest.query.p99 / smallest.query.p99 };
   const goalMet = largest.query.p50 < GOAL_P50_MS;
-  console.log(`\nToolSearchIndex.query in-process, ms (limit ${LIMIT}, ${QUERIES.length} queries in turn, sizes alternating)`);
+  console.log(`\nToolSearchIndex.query in-process, ms (limit ${PARAMETERS.limit}, ${QUERIES.length} queries in turn, sizes alternating)`);
   console.log(
     formatTable(
       sizes.map((s) => ({
@@ -154,10 +154,7 @@ function report(input: {
   );
 
   return {
-    benchmark: name,
-    startedAt: input.startedAt.toISOString(),
-    parameters: { sizes: SIZES, limit: LIMIT, queries: input.queries, queryTexts: QUERIES, httpRounds: input.httpRounds, builds: BUILDS },
-    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    ...resultHeader(name, input.startedAt, { ...PARAMETERS, queries: input.queries, queryTexts: QUERIES, httpRounds: input.httpRounds }),
     inProcess: sizes,
     growth,
     http: { realCatalogTools: input.http.realTools, sides: summaries, comparisons },

@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { round } from './lib/alternate.js';
 import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { type CpuUsed, cpuSince, cpuSnapshot } from './lib/cpu.js';
 import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
@@ -17,11 +18,14 @@ import { type SustainedRun, sustain } from './lib/sustain.js';
  */
 export const name = 'throughput';
 
-const LEVELS = [8, 64, 256];
-/** At each level before measuring, left out: connections, JIT, worker caches. */
-const WARMUP_SEC = 3;
-/** The direct baseline only shows the machine's ceiling; a few seconds are enough. */
-const BASELINE_SEC = 5;
+/** Fixed for every run, and reported with its results. */
+const PARAMETERS = {
+  levels: [8, 64, 256],
+  /** At each level before measuring, left out: connections, JIT, worker caches. */
+  warmupSec: 3,
+  /** The direct baseline only shows the machine's ceiling; a few seconds are enough. */
+  baselineSec: 5,
+} as const;
 
 interface Level {
   switchboard: SustainedRun;
@@ -41,12 +45,12 @@ const SIDES = {
 
 export async function run(): Promise<object> {
   const durationSec = positiveIntFromEnv('BENCH_DURATION_SEC', 15);
-  const timeoutSec = positiveIntFromEnv('BENCH_TIMEOUT_SEC', 300 + LEVELS.length * (durationSec + WARMUP_SEC + BASELINE_SEC) * 2);
-  const startedAt = new Date();
-  console.log(`${name}: ${LEVELS.join(' and ')} callers, ${durationSec} s each (+${WARMUP_SEC} s warm-up), deadline ${timeoutSec} s`);
+  const what = `${PARAMETERS.levels.join(' and ')} callers, ${durationSec} s each (+${PARAMETERS.warmupSec} s warm-up)`;
+  const deadline = 300 + PARAMETERS.levels.length * (durationSec + PARAMETERS.warmupSec + PARAMETERS.baselineSec) * 2;
+  const { timeoutSec, startedAt } = beginRun(name, what, deadline);
   return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
     const levels: Level[] = [];
-    for (const concurrency of LEVELS) levels.push(await measureLevel(bench, concurrency, durationSec));
+    for (const concurrency of PARAMETERS.levels) levels.push(await measureLevel(bench, concurrency, durationSec));
     return report({ startedAt, durationSec, levels });
   });
 }
@@ -61,15 +65,15 @@ async function measureLevel(bench: BenchRun, concurrency: number, durationSec: n
       throw new Error(`HTTP ${status} ${body.error?.code ?? ''} ${body.error?.message ?? JSON.stringify(body.error ?? body)}`);
     }
   };
-  await sustain(concurrency, WARMUP_SEC * 1000, execute, signal);
+  await sustain(concurrency, PARAMETERS.warmupSec * 1000, execute, signal);
   gh.apis.maxInFlight = 0;
   const cpuStart = cpuSnapshot();
   const switchboard = await sustain(concurrency, durationSec * 1000, execute, signal);
   const cpu = cpuSince(cpuStart);
   const maxInFlightAtApi = gh.apis.maxInFlight;
   process.stdout.write(`  ${concurrency} callers: ${switchboard.ok} calls, ${switchboard.errors} errors\n`);
-  const temporalOnly = await sustain(concurrency, BASELINE_SEC * 1000, emptyBatchRunner(bench), signal);
-  const direct = await sustain(concurrency, BASELINE_SEC * 1000, () => getUserDirectly(gh, signal), signal);
+  const temporalOnly = await sustain(concurrency, PARAMETERS.baselineSec * 1000, emptyBatchRunner(bench), signal);
+  const direct = await sustain(concurrency, PARAMETERS.baselineSec * 1000, () => getUserDirectly(gh, signal), signal);
   return { switchboard, cpu, maxInFlightAtApi, temporalOnly, direct };
 }
 
@@ -113,7 +117,7 @@ function report(input: { startedAt: Date; durationSec: number; levels: Level[] }
       };
     }),
   );
-  console.log(`\nsustained calls per second (${input.durationSec} s per level; ceilings ${BASELINE_SEC} s each)`);
+  console.log(`\nsustained calls per second (${input.durationSec} s per level; ceilings ${PARAMETERS.baselineSec} s each)`);
   console.log(formatTable(rows));
   console.log('\nCPU per connections_execute call during the run, ms (this process holds client, server, worker and fake APIs)');
   console.log(
@@ -131,10 +135,7 @@ function report(input: { startedAt: Date; durationSec: number; levels: Level[] }
     for (const [kind, count] of Object.entries(l.switchboard.errorKinds)) console.log(`  ${l.concurrency} callers, ${count}× ${kind}`);
   }
   return {
-    benchmark: name,
-    startedAt: input.startedAt.toISOString(),
-    parameters: { levels: LEVELS, durationSec: input.durationSec, warmupSec: WARMUP_SEC, baselineSec: BASELINE_SEC },
-    host: { node: process.version, platform: process.platform, cpus: cpus().length },
+    ...resultHeader(name, input.startedAt, { ...PARAMETERS, durationSec: input.durationSec }),
     levels: described,
   };
 }

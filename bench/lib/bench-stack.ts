@@ -1,22 +1,22 @@
-import { type FakeApis, startFakeApis } from '../../test/support/fake-apis.js';
-import { connectGithubAccount } from '../../test/support/github-account.js';
-import { startAuthServer, type TestAuthServer } from '../../test/support/oauth-server.js';
-import { createTestUser, type Stack, startStackOn, type TestUser } from '../../test/support/stack.js';
+import type { FakeApis } from '../../test/support/fake-apis.js';
+import type { TestAuthServer } from '../../test/support/oauth-server.js';
+import type { Stack, TestUser } from '../../test/support/stack.js';
+import { startWorldOn, type World, type WorldOptions } from '../../test/support/world.js';
 import { withTimeout } from './deadline.js';
 import { startBenchEnvironment } from './environment.js';
 
 /**
- * One whole Switchboard for a benchmark, on the bench environment: optionally GitHub pointed at
- * the fake APIs (a real OAuth server's tokens, an account connected without a browser), one user
- * with an API key, and a signal that aborts on the deadline, Ctrl-C or the first failure.
- * Everything is stopped again however `body` ends.
+ * The test world (test/support/world.ts) for one benchmark, on the bench environment: one user
+ * with an API key, optionally GitHub pointed at the fake APIs with that user's account connected
+ * (a real OAuth server's tokens, no browser), and a signal that aborts on the deadline, Ctrl-C or
+ * the first failure. Everything is stopped again however `body` ends.
  */
 
-const GITHUB_CLIENT = { clientId: 'bench-gh', clientSecret: 'bench-gh-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
+const GITHUB_CLIENT = { clientId: 'bench-gh', clientSecret: 'bench-gh-secret-0123456789' };
 /** Far past any run, so no call pays for a token refresh. */
 const TOKEN_TTL_SEC = 12 * 3600;
-/** Closing the stack waits on the worker's shutdown, which never ends if Temporal died. */
-const CLOSE_TIMEOUT_MS = 30_000;
+/** Stopping the world waits on the worker's shutdown, which never ends if Temporal died. */
+const STOP_TIMEOUT_MS = 30_000;
 export const GITHUB_LOGIN = 'bench-octocat';
 
 export interface FakeGithub {
@@ -29,6 +29,7 @@ export interface FakeGithub {
 }
 
 export interface BenchRun {
+  world: World;
   stack: Stack;
   user: TestUser;
   github?: FakeGithub;
@@ -44,35 +45,34 @@ export interface BenchStackOptions {
   worker?: boolean;
   /** More environment for Switchboard (an OAuth client of the benchmark's own, say). */
   env?: Record<string, string>;
+  /** More of the world: OAuth clients of the benchmark's own, the fake APIs. */
+  world?: Pick<WorldOptions, 'clients' | 'apis'>;
 }
 
 export async function withBenchStack<T>(options: BenchStackOptions, body: (run: BenchRun) => Promise<T>): Promise<T> {
   const environment = await startBenchEnvironment();
   const failed = new AbortController();
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutSec * 1000), environment.interrupted, failed.signal]);
-  let auth: TestAuthServer | undefined;
-  let apis: FakeApis | undefined;
-  let stack: Stack | undefined;
+  let world: World | undefined;
   try {
-    const env: Record<string, string> = {
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
-      TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
-      ...options.env,
-    };
-    if (options.github) {
-      auth = await startAuthServer([GITHUB_CLIENT], { accessTokenTtlSec: TOKEN_TTL_SEC });
-      const tokenAuth = auth;
-      apis = await startFakeApis((token) => tokenAuth.subjectOf(token));
-      Object.assign(env, auth.envFor('GITHUB', GITHUB_CLIENT), { GITHUB_API_BASE_URL: `${apis.baseUrl}/github` });
-    }
-    stack = await startStackOn(environment.infra, { env, worker: options.worker ?? true });
+    world = await startWorldOn(environment.infra, {
+      ...(options.github && { clients: { github: GITHUB_CLIENT }, apis: true, accessTokenTtlSec: TOKEN_TTL_SEC }),
+      ...options.world,
+      worker: options.worker ?? true,
+      env: {
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
+        TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '100000000',
+        ...options.env,
+      },
+    });
+    const { stack } = world;
     // Otherwise a worker failing mid-run is an unhandled rejection that ends the process before cleanup.
     stack.workerRun?.catch(() => {});
-    const user = await createTestUser(stack);
-    const github = auth && apis ? await connectGithub(stack, user, auth, apis) : undefined;
-    return await body({ stack, user, github, signal });
+    const user = await world.user();
+    const github = options.github ? await connectGithub(world, user) : undefined;
+    return await body({ world, stack, user, github, signal });
   } catch (err) {
     const abortedBy = signal.aborted ? signal.reason : undefined;
     failed.abort();
@@ -80,35 +80,23 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
       throw new Error(`${options.name} did not finish within ${options.timeoutSec} s (BENCH_TIMEOUT_SEC)`, { cause: err });
     }
     if (abortedBy === environment.interrupted.reason) throw abortedBy;
-    if (stack) process.stderr.write(`last log lines of the stack:\n${stack.logs.lines.slice(-20).join('')}`);
+    if (world) process.stderr.write(`last log lines of the stack:\n${world.stack.logs.lines.slice(-20).join('')}`);
     throw err;
   } finally {
-    if (stack) await closeStack(stack);
-    await apis?.close();
-    await auth?.close();
+    // Reported rather than thrown, so the environment's teardown still runs.
+    if (world)
+      await withTimeout(world.stop(), STOP_TIMEOUT_MS, 'stopping the world').catch((err: Error) =>
+        process.stderr.write(`${err.message}\n`),
+      );
     await environment.teardown();
   }
 }
 
 /** Stores a GitHub account for `user` whose tokens the auth server really issued. */
-async function connectGithub(stack: Stack, user: TestUser, auth: TestAuthServer, apis: FakeApis): Promise<FakeGithub> {
-  const { tokens } = await connectGithubAccount(stack, auth, GITHUB_CLIENT.clientId, user, GITHUB_LOGIN, { validForSec: TOKEN_TTL_SEC });
+async function connectGithub(world: World, user: TestUser): Promise<FakeGithub> {
+  const { tokens } = await world.connectGithub(user, GITHUB_LOGIN, { validForSec: TOKEN_TTL_SEC });
+  const { apis, auth } = world;
   return { apis, auth, accessToken: tokens.accessToken, apiBaseUrl: `${apis.baseUrl}/github` };
-}
-
-/**
- * Closes the stack, bounded in time, reporting rather than throwing so the rest of the teardown
- * still runs. After Ctrl-C the worker may already have stopped by itself; shutting it down again throws.
- */
-export async function closeStack(stack: Stack): Promise<void> {
-  const close = async () => {
-    if (stack.worker && stack.worker.getState() !== 'RUNNING') {
-      await stack.workerRun?.catch(() => {});
-      stack.worker = undefined;
-    }
-    await stack.close();
-  };
-  await withTimeout(close(), CLOSE_TIMEOUT_MS, 'closing the stack').catch((err: Error) => process.stderr.write(`${err.message}\n`));
 }
 
 /**

@@ -1,46 +1,14 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { describe, expect, it } from 'vitest';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
-let auth: TestAuthServer;
-let stack: Stack;
-let browser: Browser;
-let _alice: TestUser;
-let baseUrl: string;
-const github = { clientId: 'gh-acc', clientSecret: 'gh-acc-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
+const world = await startWorld({ clients: { github: {}, portal: {} } });
+const { auth, stack } = world;
+const { baseUrl } = stack;
+await world.user({ email: 'alice-oidc@example.com' });
+const browser = await world.browser();
 
-beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  const portal = { clientId: 'portal', clientSecret: 'portal-secret-0123456789', redirectUris: [`${baseUrl}/portal/oidc/callback`] };
-  auth = await startAuthServer([github, portal]);
-  stack = await startStack({
-    env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      ...auth.envFor('GITHUB', github),
-      PORTAL_OIDC_ISSUER: auth.issuer,
-      PORTAL_OIDC_CLIENT_ID: portal.clientId,
-      PORTAL_OIDC_CLIENT_SECRET: portal.clientSecret,
-    },
-  });
-  _alice = await createTestUser(stack, { email: 'alice-oidc@example.com' });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await auth?.close();
-});
-
-async function connect(user: TestUser, login: string, options: { tenantScoped?: boolean; sharingRoles?: string[] } = {}) {
-  return connectGithubAccount(stack, auth, github.clientId, user, login, options);
-}
+const connect = (user: TestUser, login: string, options: { tenantScoped?: boolean; sharingRoles?: string[] } = {}) =>
+  world.connectGithub(user, login, options);
 
 describe('list_connections', () => {
   it("lists the caller's own accounts first, then the organisation's shared with one of their roles", async () => {

@@ -1,33 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SA } from '../../core/search-attributes.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { startWorld, type TestUser } from '../support/harness.js';
 
-const github = { clientId: 'gh-batch', clientSecret: 'gh-batch-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
-
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({ env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` } });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
-});
-
-async function connectedUser(login: string): Promise<TestUser> {
-  const user = await createTestUser(stack);
-  await connectGithubAccount(stack, auth, github.clientId, user, login);
-  return user;
-}
+const world = await startWorld({ clients: { github: {} }, apis: true });
+const { apis, stack } = world;
+const connectedUser = world.githubUser;
 
 /** The batch workflows this user started, newest first. */
 async function batchesOf(user: TestUser) {

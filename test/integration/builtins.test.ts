@@ -1,42 +1,29 @@
 import { lookup } from 'node:dns/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { hostname } from 'node:os';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../core/network-policy.js';
-import { launchBrowser } from '../support/browser.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 
-/** A test HTTP server on 127.0.0.1 that records the paths it was asked for. */
-async function serve(handler: http.RequestListener): Promise<{ server: http.Server; port: number; hits: string[] }> {
+/** A test HTTP server on 127.0.0.1 that records the paths it was asked for, stopped with the world. */
+async function serve(handler: http.RequestListener) {
   const hits: string[] = [];
-  const server = http.createServer((req, res) => {
+  const server = await world.serve((req, res) => {
     hits.push(req.url ?? '');
     handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, hits };
+  return { ...server, hits };
 }
 
 const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}) =>
   user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
 
-let plain: Stack;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
-
-beforeAll(async () => {
-  plain = await startStack();
-  alice = await createTestUser(plain);
-  bob = await createTestUser(plain, { tenantId: alice.user.tenantId });
-  carol = await createTestUser(plain); // another tenant
-}, 120_000);
-
-afterAll(async () => {
-  await plain?.close();
-});
+const world = await startWorld();
+const plain = world.stack;
+const alice = await world.user();
+const bob = await world.user({ tenantId: alice.user.tenantId });
+const carol = await world.user(); // another tenant
 
 describe('jots', () => {
   it('creates, reads, lists with a cursor, updates and deletes notes', async () => {
@@ -223,7 +210,7 @@ describe('browser', () => {
     });
     // The test's own browser (to decode screenshots) starts while the stack does.
     [allowed, chromium] = await Promise.all([
-      startStack({
+      world.startStack({
         env: {
           BROWSER_ALLOWED_HOSTS: `127.0.0.1:${site.port}`,
           BROWSER_PAGE_TIMEOUT_MS: '20000',
@@ -231,19 +218,10 @@ describe('browser', () => {
           CONNECTIONS_TOOL_TIMEOUT_MS: '40000',
         },
       }),
-      launchBrowser(),
+      world.browser(),
     ]);
     dave = await createTestUser(allowed);
   }, 120_000);
-
-  afterAll(async () => {
-    await allowed?.close();
-    await chromium?.close();
-    for (const s of [site, target]) {
-      s?.server.closeAllConnections();
-      s?.server.close();
-    }
-  });
 
   it('refuses a page on 127.0.0.1 by default (loopback)', async () => {
     const answer = await execute(alice, 'browser__open_page', { url: page('/') });

@@ -1,13 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { captureSessions } from '../../server/portal/cookie-capture/router.js';
 import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
-import { launchBrowser } from '../support/browser.js';
 import { signedInPage } from '../support/consent.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { type HnSite, startHnSite } from '../support/hn-site.js';
+import { startWorld, type TestUser } from '../support/harness.js';
 
 /**
  * Cookie capture's browser reaches only the service it signs in to (finding 4), and its sessions
@@ -22,23 +18,10 @@ const SECRET = 'SECRET-FROM-THE-INTERNAL-NETWORK-7f3a';
 const REDIRECT_LINK = { x: 150, y: 50 };
 const POPUP_BUTTON = { x: 150, y: 200 };
 
-let site: HnSite;
-let internal: Server;
-let internalUrl: string;
 const internalRequests: string[] = [];
-let stack: Stack;
-let browser: Browser;
-let alice: TestUser;
-let bob: TestUser;
-
-beforeAll(async () => {
-  internal = createServer((req, res) => {
-    internalRequests.push(`${req.method} ${req.url}`);
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>${SECRET}</h1>`);
-  });
-  await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
-  internalUrl = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
-  site = await startHnSite({
+const world = await startWorld({
+  hackernews: {
+    loginPath: '/attack',
     routes: (app) => {
       // An open redirect on the service's own host.
       app.get('/go', (req, res) => res.redirect(302, String(req.query.to)));
@@ -53,30 +36,24 @@ beforeAll(async () => {
 <p style="position:absolute;top:600px">Sign in</p></body></html>`);
       });
     },
-  });
-  stack = await startStack({
-    env: {
-      HACKERNEWS_LOGIN_URL: `${site.url}/attack`,
-      HACKERNEWS_API_BASE_URL: site.url,
-      CONNECTION_TTL_SEC: '600',
-      COOKIE_CAPTURE_MAX_SESSIONS: '4',
-      COOKIE_CAPTURE_MAX_PER_TENANT: '2',
-      COOKIE_CAPTURE_MAX_PER_USER: '2',
-      COOKIE_CAPTURE_FRAMES_PER_SEC: '2',
-    },
-  });
-  alice = await createTestUser(stack, { email: 'alice-egress@example.com' });
-  bob = await createTestUser(stack, { email: 'bob-egress@example.com' });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await closeCaptureBrowser();
-  await stack?.close();
-  await site?.close();
-  await new Promise<void>((resolve) => internal?.close(() => resolve()));
+  },
+  env: {
+    CONNECTION_TTL_SEC: '600',
+    COOKIE_CAPTURE_MAX_SESSIONS: '4',
+    COOKIE_CAPTURE_MAX_PER_TENANT: '2',
+    COOKIE_CAPTURE_MAX_PER_USER: '2',
+    COOKIE_CAPTURE_FRAMES_PER_SEC: '2',
+  },
 });
+world.onStop(closeCaptureBrowser);
+const { site, stack } = world;
+const { url: internalUrl } = await world.serve((req, res) => {
+  internalRequests.push(`${req.method} ${req.url}`);
+  res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>${SECRET}</h1>`);
+});
+const alice = await world.user({ email: 'alice-egress@example.com' });
+const bob = await world.user({ email: 'bob-egress@example.com' });
+const browser = await world.browser();
 
 const sessions = () => captureSessions(stack.services);
 

@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it, vi } from 'vitest';
 import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { setUserRoles } from '../../store/users.js';
-import { launchBrowser } from '../support/browser.js';
 import { consentAs, csrfOfPage, signedInPage, signIn } from '../support/consent.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { type HnSite, LOGIN_FIELDS, PASSWORD, startHnSite } from '../support/hn-site.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
+import { LOGIN_FIELDS, PASSWORD } from '../support/hn-site.js';
 
 /**
  * Findings 1 and 13 of the security review, played in real chromium against the whole stack (a
@@ -20,60 +16,25 @@ import { freePort } from '../support/ports.js';
  * attempt's expiry, with the roles that user has now.
  */
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let site: HnSite;
-let stack: Stack;
-let browser: Browser;
-/** Acme: alice and mallory are members, olga the administrator. */
-let alice: TestUser;
-let mallory: TestUser;
-let olga: TestUser;
-/** Initech lets only role `eng` use connections: erin has it, dave does not. */
-let erin: TestUser;
-let dave: TestUser;
-const github = { clientId: 'gh-binding', clientSecret: 'gh-binding-secret-0123456789', redirectUris: [] as string[] };
-const jira = { clientId: 'jira-binding', clientSecret: 'jira-binding-secret-0123456789', redirectUris: [] as string[] };
-
-beforeAll(async () => {
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (const client of [github, jira]) client.redirectUris.push(`${baseUrl}/oauth/callback`);
-  auth = await startAuthServer([github, jira]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  site = await startHnSite();
-  stack = await startStack({
-    env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      ...auth.envFor('ATLASSIAN_JIRA', jira),
-      LINEAR_API_BASE_URL: `${apis.baseUrl}/linear`,
-      HACKERNEWS_LOGIN_URL: `${site.url}/login?goto=news`,
-      HACKERNEWS_API_BASE_URL: site.url,
-      // Long enough that no workflow timer expires an attempt during a test.
-      CONNECTION_TTL_SEC: '600',
-    },
-  });
-  alice = await createTestUser(stack, { email: 'alice@acme.example' });
-  const acme = alice.user.tenantId;
-  mallory = await createTestUser(stack, { tenantId: acme, email: 'mallory@acme.example' });
-  olga = await createTestUser(stack, { tenantId: acme, email: 'olga@acme.example', roles: ['member', 'admin'] });
-  erin = await createTestUser(stack, { email: 'erin@initech.example', roles: ['member', 'eng'] });
-  dave = await createTestUser(stack, { tenantId: erin.user.tenantId, email: 'dave@initech.example', roles: ['member'] });
-  await stack.services.pool.query(`UPDATE tenants SET settings = '{"connectionRoles":["eng"]}' WHERE id = $1`, [erin.user.tenantId]);
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await closeCaptureBrowser();
-  await stack?.close();
-  await site?.close();
-  await apis?.close();
-  await auth?.close();
+const world = await startWorld({
+  clients: { github: {}, jira: {} },
+  apis: true,
+  hackernews: true,
+  // Long enough that no workflow timer expires an attempt during a test.
+  env: { CONNECTION_TTL_SEC: '600' },
 });
+world.onStop(closeCaptureBrowser);
+const { auth, apis, site, stack } = world;
+/** Acme: alice and mallory are members, olga the administrator. */
+const alice = await world.user({ email: 'alice@acme.example' });
+const acme = alice.user.tenantId;
+const mallory = await world.user({ tenantId: acme, email: 'mallory@acme.example' });
+const olga = await world.user({ tenantId: acme, email: 'olga@acme.example', roles: ['member', 'admin'] });
+/** Initech lets only role `eng` use connections: erin has it, dave does not. */
+const erin = await world.user({ email: 'erin@initech.example', roles: ['member', 'eng'] });
+const dave = await world.user({ tenantId: erin.user.tenantId, email: 'dave@initech.example', roles: ['member'] });
+await stack.services.pool.query(`UPDATE tenants SET settings = '{"connectionRoles":["eng"]}' WHERE id = $1`, [erin.user.tenantId]);
+const browser = await world.browser();
 
 const pool = () => stack.services.pool;
 

@@ -1,74 +1,35 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
-import { launchBrowser } from '../support/browser.js';
 import { consentAs as consent, signedInPage as signedInPageAs } from '../support/consent.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
+import { createTestUser, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-let browser: Browser;
-let alice: TestUser;
-let mallory: TestUser;
-/** Every secret the authorization server handed out or received: none may leak. */
-const planted = new Set<string>();
-
-beforeAll(async () => {
-  const port = await freePort();
-  const callback = `http://127.0.0.1:${port}/oauth/callback`;
-  const github = { clientId: 'gh-client', clientSecret: 'gh-secret-planted-1234567890', redirectUris: [callback] };
-  const jira = {
-    clientId: 'jira-client',
-    clientSecret: 'jira-secret-planted-1234567890',
-    redirectUris: [callback],
-    rotateRefreshTokens: true,
-  };
-  auth = await startAuthServer([github, jira]);
-  auth.provider.on('grant.success', (ctx: any) => {
-    for (const v of [
-      ctx.oidc.params?.code,
-      ctx.oidc.params?.code_verifier,
-      ctx.oidc.params?.refresh_token,
-      ctx.body?.access_token,
-      ctx.body?.refresh_token,
-    ]) {
-      if (typeof v === 'string') planted.add(v);
-    }
-  });
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({
-    worker: false,
-    env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      ...auth.envFor('ATLASSIAN_JIRA', jira),
-      CONNECTION_TTL_SEC: '600',
-    },
-  });
-  await stack.startWorker();
-  planted.add(github.clientSecret);
-  planted.add(jira.clientSecret);
-  alice = await createTestUser(stack, { email: 'alice@example.com' });
-  mallory = await createTestUser(stack, { tenantId: alice.user.tenantId, email: 'mallory@example.com' });
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
+const world = await startWorld({
+  clients: { github: {}, jira: { rotateRefreshTokens: true } },
+  apis: true,
+  env: { CONNECTION_TTL_SEC: '600' },
 });
+const { auth, stack } = world;
+/** Every secret the authorization server handed out or received: none may leak. */
+const planted = new Set<string>([world.clients.github!.clientSecret, world.clients.jira!.clientSecret]);
+auth.provider.on('grant.success', (ctx: any) => {
+  for (const v of [
+    ctx.oidc.params?.code,
+    ctx.oidc.params?.code_verifier,
+    ctx.oidc.params?.refresh_token,
+    ctx.body?.access_token,
+    ctx.body?.refresh_token,
+  ]) {
+    if (typeof v === 'string') planted.add(v);
+  }
+});
+const alice = await world.user({ email: 'alice@example.com' });
+const mallory = await world.user({ tenantId: alice.user.tenantId, email: 'mallory@example.com' });
+const browser = await world.browser();
 
 const signedInPage = (user: TestUser) => signedInPageAs(browser, user);
 

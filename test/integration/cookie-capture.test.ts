@@ -1,42 +1,23 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
 import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
-import { launchBrowser } from '../support/browser.js';
 import { csrfOfPage, signedInPage } from '../support/consent.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { type HnSite, LOGIN_FIELDS, PASSWORD, startHnSite } from '../support/hn-site.js';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
+import { LOGIN_FIELDS, PASSWORD } from '../support/hn-site.js';
 
 const CHECK_TTL_SEC = 2;
 
-let site: HnSite;
-let stack: Stack;
-let browser: Browser;
-let alice: TestUser;
-let mallory: TestUser;
-
-beforeAll(async () => {
-  site = await startHnSite();
-  stack = await startStack({
-    env: {
-      HACKERNEWS_LOGIN_URL: `${site.url}/login?goto=news`,
-      HACKERNEWS_API_BASE_URL: site.url,
-      COOKIE_CHECK_TTL_SEC: String(CHECK_TTL_SEC),
-      CONNECTION_TTL_SEC: '600',
-    },
-  });
-  alice = await createTestUser(stack, { email: 'alice-cookie@example.com' });
-  mallory = await createTestUser(stack, { tenantId: alice.user.tenantId, email: 'mallory-cookie@example.com' });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await closeCaptureBrowser();
-  await stack?.close();
-  await site?.close();
+const world = await startWorld({
+  hackernews: true,
+  env: { COOKIE_CHECK_TTL_SEC: String(CHECK_TTL_SEC), CONNECTION_TTL_SEC: '600' },
 });
+world.onStop(closeCaptureBrowser);
+const { site, stack } = world;
+const alice = await world.user({ email: 'alice-cookie@example.com' });
+const mallory = await world.user({ tenantId: alice.user.tenantId, email: 'mallory-cookie@example.com' });
+const browser = await world.browser();
 
 const hackernews = async (user: TestUser) =>
   (await user.call('list_integrations')).body.integrations.find((i: { name: string }) => i.name === 'hackernews');

@@ -4,10 +4,8 @@ import { createServer, request, type Server } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { createTestUser, startStack, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 import { rawRequest } from '../support/raw-http.js';
 
@@ -32,20 +30,14 @@ const closeServer = (server: Server) =>
     server.closeAllConnections();
   });
 
-let stack: Stack;
-let alice: TestUser;
-let browser: Browser;
-
-beforeAll(async () => {
-  stack = await startStack({ worker: false, env: { CODEC_AUTH: 'none' } });
-  alice = await createTestUser(stack);
-  browser = await launchBrowser(['--host-resolver-rules=MAP rebind.test 127.0.0.1']);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
+const world = await startWorld({
+  worker: false,
+  env: { CODEC_AUTH: 'none' },
+  browserArgs: ['--host-resolver-rules=MAP rebind.test 127.0.0.1'],
 });
+const { stack } = world;
+const alice = await world.user();
+const browser = await world.browser();
 
 describe('finding 10: Host and Origin allow-list', () => {
   const port = () => new URL(stack.baseUrl).port;

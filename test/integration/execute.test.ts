@@ -1,48 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
 import { claimToolCall } from '../../store/audit.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { connectGithubAccount, type GithubAccountOptions } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
-const github = {
-  clientId: 'gh-exec',
-  clientSecret: 'gh-exec-secret-0123456789',
-  redirectUris: ['http://127.0.0.1/cb'],
-  rotateRefreshTokens: true,
-};
-
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-let alice: TestUser;
-
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  const port = await freePort();
-  stack = await startStack({
-    env: {
-      PORT: String(port),
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      CONNECTIONS_TOOL_TIMEOUT_MS: '2000',
-      CONNECTIONS_TOOL_RESULT_MAX_BYTES: '4096',
-    },
-  });
-  alice = await createTestUser(stack, { email: 'alice-exec@example.com' });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
+const world = await startWorld({
+  clients: { github: { rotateRefreshTokens: true } },
+  apis: true,
+  env: { CONNECTIONS_TOOL_TIMEOUT_MS: '2000', CONNECTIONS_TOOL_RESULT_MAX_BYTES: '4096' },
 });
-
-const connectGithub = (user: TestUser, login: string, options: GithubAccountOptions = {}) =>
-  connectGithubAccount(stack, auth, github.clientId, user, login, options);
+const { auth, apis, stack } = world;
+const alice = await world.user({ email: 'alice-exec@example.com' });
+const connectGithub = world.connectGithub;
 
 const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
   user.call('connections_execute', { name, arguments: args, ...extra }).then((r) => r.body);

@@ -1,43 +1,26 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { completeConnection } from '../../connections/complete.js';
 import { getAttempt } from '../../store/connection-attempts.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, spawnServerProcess, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { createTestUser, spawnServerProcess, spawnWorkerProcess, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 
 // Crashes of Switchboard's own processes (SIGKILL, no shutdown) while work is in flight.
 
-const github = {
-  clientId: 'gh-faults',
-  clientSecret: 'gh-faults-secret-0123456789',
-  redirectUris: ['http://127.0.0.1/cb'],
-};
 /** Every write below creates an issue here, titled after the call, so the fake's state counts hits per call. */
 const ISSUES_PATH = '/github/repos/octocat/hello-world/issues';
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
+const world = await startWorld({
+  clients: { github: {} },
+  apis: true,
+  worker: false,
+  // 50 calls on one account must all be at the service when the worker dies (the default lets 8 through at once).
+  env: { CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: '50' },
+});
+const { apis, stack } = world;
 const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({
-    worker: false,
-    // 50 calls on one account must all be at the service when the worker dies (the default lets 8 through at once).
-    env: { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github`, CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: '50' },
-  });
-}, 120_000);
-
-afterAll(async () => {
+world.onStop(() => {
   for (const child of children) child.kill('SIGKILL');
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
 });
 
 async function spawnWorker(): Promise<ChildProcess> {
@@ -53,11 +36,7 @@ async function kill(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function connectedUser(login: string): Promise<TestUser> {
-  const user = await createTestUser(stack);
-  await connectGithubAccount(stack, auth, github.clientId, user, login);
-  return user;
-}
+const connectedUser = world.githubUser;
 
 const issueRequests = () => apis.requests.filter((r) => r.method === 'POST' && r.path === ISSUES_PATH).length;
 const issuesTitled = (title: string) => apis.state.github.repos.get('octocat/hello-world')!.issues.filter((i) => i.title === title).length;

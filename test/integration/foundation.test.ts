@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { connectionResolvedSignal, connectionWorkflow } from '../../connections/workflow.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { insertAccount, readCredential, resealCredentials } from '../../store/accounts.js';
 import { createAttempt, getAttempt } from '../../store/connection-attempts.js';
 import { createPool, migrate } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
-import { createTestUser, type Stack, startStack } from '../support/harness.js';
+import { createTestUser, startStack, startWorld } from '../support/harness.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(() => stack?.close());
+const { stack } = await startWorld();
 
 describe('migrations', () => {
   it('apply once and are a no-op the second time', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inputJsonSchema } from '../../core/json-schema.js';
 import { AGENT_TOOLS, META_TOOLS } from '../../server/meta/index.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startWorld } from '../support/harness.js';
 
 /**
  * Malformed and hostile input against every HTTP and MCP route, from a seeded generator (same
@@ -179,33 +179,24 @@ const CONTENT_TYPES = [
   'application/json; charset=bogus',
 ];
 
-let stack: Stack;
-let user: TestUser;
-let operator: TestUser;
-
-beforeAll(async () => {
-  stack = await startStack({
-    // A (dummy) GitHub OAuth client, so connect's deliberate 503 "not configured" is not what the fuzz hits.
-    env: {
-      RATE_LIMIT_PER_MINUTE: '100000',
-      RATE_LIMIT_CALLS_PER_MINUTE: '1000000',
-      TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'fatal',
-      GITHUB_CLIENT_ID: 'fuzz',
-      GITHUB_CLIENT_SECRET: 'fuzz-secret-0123456789',
-      // A codec operator (and encoding on), so the fuzz reaches the codec's parsing, not only its 403.
-      CODEC_OPERATOR_TENANT: 'ten_fuzz_platform',
-      CODEC_OPERATORS: 'ops@fuzz.example',
-      CODEC_ALLOW_ENCODE: 'true',
-    },
-  });
-  user = await createTestUser(stack);
-  operator = await createTestUser(stack, { tenantId: 'ten_fuzz_platform', email: 'ops@fuzz.example' });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
+const world = await startWorld({
+  // A (dummy) GitHub OAuth client, so connect's deliberate 503 "not configured" is not what the fuzz hits.
+  env: {
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_CALLS_PER_MINUTE: '1000000',
+    TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'fatal',
+    GITHUB_CLIENT_ID: 'fuzz',
+    GITHUB_CLIENT_SECRET: 'fuzz-secret-0123456789',
+    // A codec operator (and encoding on), so the fuzz reaches the codec's parsing, not only its 403.
+    CODEC_OPERATOR_TENANT: 'ten_fuzz_platform',
+    CODEC_OPERATORS: 'ops@fuzz.example',
+    CODEC_ALLOW_ENCODE: 'true',
+  },
 });
+const { stack } = world;
+const user = await world.user();
+const operator = await world.user({ tenantId: 'ten_fuzz_platform', email: 'ops@fuzz.example' });
 
 function generate(): FuzzRequest[] {
   const tools = [...META_TOOLS, ...AGENT_TOOLS];

@@ -1,25 +1,17 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
 import { AGENT_TOOLS, META_TOOLS } from '../../server/meta/index.js';
 import { buildOpenApiDocument } from '../../server/openapi.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 
 const ALL_TOOLS = [...META_TOOLS, ...AGENT_TOOLS];
 
-let stack: Stack;
-let limited: Stack;
-let alice: TestUser;
-
-beforeAll(async () => {
-  [stack, limited] = await Promise.all([startStack({ worker: false }), startStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '5' } })]);
-  alice = await createTestUser(stack);
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([stack?.close(), limited?.close()]);
-});
+const world = await startWorld({ worker: false });
+const { stack } = world;
+const limited = await world.startStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '5' } });
+const alice = await world.user();
 
 interface Answer {
   status: number;

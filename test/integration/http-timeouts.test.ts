@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HTTP_LIMITS, listen, type RunningServer } from '../../bin/support/listen.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startWorld } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
 /**
@@ -10,17 +10,9 @@ import { rawRequest } from '../support/raw-http.js';
  * server has no sockets left for anyone. Each test plays that client over raw TCP.
  */
 
-let stack: Stack;
-let alice: TestUser;
-
-beforeAll(async () => {
-  stack = await startStack({ env: { GITHUB_CLIENT_ID: 'gh-timeouts', GITHUB_CLIENT_SECRET: 'gh-timeouts-secret' } });
-  alice = await createTestUser(stack);
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const world = await startWorld({ env: { GITHUB_CLIENT_ID: 'gh-timeouts', GITHUB_CLIENT_SECRET: 'gh-timeouts-secret' } });
+const { stack } = world;
+const alice = await world.user();
 
 /** Opens a connection to `url`, runs `feed` on it, and resolves with how long the server kept it open and what it said. */
 function holdOpen(url: string, feed: (socket: Socket) => void, giveUpMs: number): Promise<{ closedAfterMs: number; said: string }> {

@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertAccount } from '../../store/accounts.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startWorld, type TestUser } from '../support/harness.js';
 
-let stack: Stack;
-let owner: TestUser;
-let otherTenant: TestUser;
-let sameTenant: TestUser;
-let accountId: string;
-let connectionId: string;
-
-beforeAll(async () => {
-  stack = await startStack({ env: { GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 'secret-isolation-0123' } });
-  owner = await createTestUser(stack);
-  otherTenant = await createTestUser(stack);
-  sameTenant = await createTestUser(stack, { tenantId: owner.user.tenantId });
-  const account = await insertAccount(stack.services.pool, stack.services.keyring, {
-    tenantId: owner.user.tenantId,
-    ownerUserId: owner.user.id,
-    integration: 'github',
-    label: 'owners-account',
-    credential: { type: 'oauth2', accessToken: 'owner-token-isolation' },
-  });
-  accountId = account.id;
-  connectionId = (await owner.call('connect', { integration: 'github' })).body.connectionId;
-}, 120_000);
-
-afterAll(() => stack?.close());
+const world = await startWorld({ env: { GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 'secret-isolation-0123' } });
+const { stack } = world;
+const owner = await world.user();
+const otherTenant = await world.user();
+const sameTenant = await world.user({ tenantId: owner.user.tenantId });
+const account = await insertAccount(stack.services.pool, stack.services.keyring, {
+  tenantId: owner.user.tenantId,
+  ownerUserId: owner.user.id,
+  integration: 'github',
+  label: 'owners-account',
+  credential: { type: 'oauth2', accessToken: 'owner-token-isolation' },
+});
+const accountId = account.id;
+const connectionId = (await owner.call('connect', { integration: 'github' })).body.connectionId;
 
 /** Calls `tool` with another user's id and with an id that never existed: the answers must match. */
 async function sameAsUnknown(intruder: TestUser, tool: string, args: (id: string) => Record<string, unknown>, realId: string) {

@@ -1,16 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
 import { KNOWN_PLACEHOLDER_SECRETS } from '../../core/secret-checks.js';
 import { CONNECTION_TOOL_NAMES, createSwitchboard, type SwitchboardOptions } from '../../library.js';
 import { createLogger } from '../../server/logger.js';
-import { createTestUser, LogCapture, type Stack, startStack, TEST_KEY } from '../support/harness.js';
+import { createTestUser, LogCapture, startWorld, TEST_KEY } from '../support/harness.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-}, 120_000);
-afterAll(() => stack?.close());
+const { stack } = await startWorld();
 
 describe('the library entry', () => {
   it('registers the two agent tools only when asked, with storage and a key', async () => {

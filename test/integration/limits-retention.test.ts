@@ -1,28 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPruneActivities } from '../../activities/prune.js';
 import { ensurePruneSchedule, pruneScheduleId } from '../../bin/support/prune-schedule.js';
 import type { Caller } from '../../core/caller.js';
 import type { MetaToolError } from '../../core/errors.js';
 import { chargeCalls } from '../../server/execution/call-limits.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({
-    env: {
-      // Requests are not what is counted: the old per-request limit stays far above what is sent here.
-      RATE_LIMIT_PER_MINUTE: '600',
-      RATE_LIMIT_CALLS_PER_MINUTE: '500',
-      TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '600',
-      RETENTION_DAYS: '7',
-    },
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
+const { stack } = await startWorld({
+  env: {
+    // Requests are not what is counted: the old per-request limit stays far above what is sent here.
+    RATE_LIMIT_PER_MINUTE: '600',
+    RATE_LIMIT_CALLS_PER_MINUTE: '500',
+    TENANT_RATE_LIMIT_CALLS_PER_MINUTE: '600',
+    RETENTION_DAYS: '7',
+  },
 });
 
 /** Waits out the end of a minute, so a test's spending all lands in one budget window. */

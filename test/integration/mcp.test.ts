@@ -1,47 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
 import { consentAs, signedInPage } from '../support/consent.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { createTestUser, startWorld } from '../support/harness.js';
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-let browser: Browser;
-let alice: TestUser;
-
-beforeAll(async () => {
-  const port = await freePort();
-  const github = {
-    clientId: 'gh-mcp',
-    clientSecret: 'gh-mcp-secret-0123456789',
-    redirectUris: [`http://127.0.0.1:${port}/oauth/callback`],
-  };
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({
-    env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-    },
-  });
-  alice = await createTestUser(stack, { email: 'alice-mcp@example.com' });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
-});
+const world = await startWorld({ clients: { github: {} }, apis: true });
+const { auth, stack } = world;
+const alice = await world.user({ email: 'alice-mcp@example.com' });
+const browser = await world.browser();
 
 async function mcpClient(path: string, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'switchboard-test', version: '1.0.0' });

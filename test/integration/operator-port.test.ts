@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, spawnWorkerProcess, startStack } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { spawnWorkerProcess, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 import { rawRequest } from '../support/raw-http.js';
 
@@ -10,17 +10,8 @@ import { rawRequest } from '../support/raw-http.js';
  * answers from one probe shared by every request for a couple of seconds.
  */
 
-let stack: Stack;
-let metricsPort: number;
-
-beforeAll(async () => {
-  metricsPort = await freePort();
-  stack = await startStack({ worker: false, env: { METRICS_PORT: String(metricsPort) } });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const metricsPort = await freePort();
+const { stack } = await startWorld({ worker: false, env: { METRICS_PORT: String(metricsPort) } });
 
 describe('finding 14: metrics and readiness', () => {
   it('finding 14: /metrics is not on the service port; the loopback operator port serves it', async () => {

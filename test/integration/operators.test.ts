@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { replayHistories } from '../../bin/support/replay.js';
 import { completeConnection } from '../../connections/complete.js';
 import { connectionWorkflowId } from '../../core/ids.js';
@@ -14,12 +14,10 @@ import { getAttempt } from '../../store/connection-attempts.js';
 import { credentialAad } from '../../store/credential-seal.js';
 import { Keyring } from '../../store/keyring.js';
 import { createSourceKey } from '../../store/source-keys.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { FIXTURE_KEY, FIXTURE_KEY_ID, FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
-import { createTestUser, LogCapture, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { createTestUser, LogCapture, startWorld } from '../support/harness.js';
 import { historyFromFixture, historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
 import { sealBeforeKeySplit } from '../support/legacy-seal.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
 import { freePort } from '../support/ports.js';
 
 const FIXTURES = new URL('../fixtures/histories/', import.meta.url).pathname;
@@ -30,46 +28,31 @@ const github = {
   rotateRefreshTokens: true,
 };
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
 /** The platform's own tenant and the one person the operator's environment names as codec operator. */
 const PLATFORM_TENANT = 'ten_platform_ops';
 const OPS_EMAIL = 'ops@platform.example';
-let operator: TestUser;
-let member: TestUser;
 /** Every secret handed out during the run; none may be found in clear anywhere. */
 const planted = new Set<string>([github.clientSecret]);
 
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  auth.provider.on('grant.success', (ctx: any) => {
-    for (const v of [ctx.oidc.params?.refresh_token, ctx.body?.access_token, ctx.body?.refresh_token])
-      if (typeof v === 'string') planted.add(v);
-  });
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  // A fixed, test-only key, so the histories recorded here can be kept as replay fixtures.
-  stack = await startStack({
-    env: {
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      ENCRYPTION_KEYS: FIXTURE_KEYRING_ENV,
-      CODEC_OPERATOR_TENANT: PLATFORM_TENANT,
-      CODEC_OPERATORS: OPS_EMAIL,
-      // The operator port, where /metrics is (finding 14).
-      METRICS_PORT: String(await freePort()),
-    },
-  });
-  operator = await createTestUser(stack, { tenantId: PLATFORM_TENANT, email: OPS_EMAIL, roles: ['member'] });
-  member = await createTestUser(stack, { roles: ['member'] });
-  await runRealWorkloads();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
+const world = await startWorld({
+  clients: { github },
+  apis: true,
+  env: {
+    // A fixed, test-only key, so the histories recorded here can be kept as replay fixtures.
+    ENCRYPTION_KEYS: FIXTURE_KEYRING_ENV,
+    CODEC_OPERATOR_TENANT: PLATFORM_TENANT,
+    CODEC_OPERATORS: OPS_EMAIL,
+    // The operator port, where /metrics is (finding 14).
+    METRICS_PORT: String(await freePort()),
+  },
 });
+const { auth, apis, stack } = world;
+auth.provider.on('grant.success', (ctx: any) => {
+  for (const v of [ctx.oidc.params?.refresh_token, ctx.body?.access_token, ctx.body?.refresh_token])
+    if (typeof v === 'string') planted.add(v);
+});
+const operator = await world.user({ tenantId: PLATFORM_TENANT, email: OPS_EMAIL, roles: ['member'] });
+const member = await world.user({ roles: ['member'] });
 
 const PLANTED_ARG = 'planted-argument-value-7f3a';
 /** Text only a (stored) tool result carries: sealed in Postgres, never in clear anywhere. */
@@ -127,6 +110,7 @@ async function runRealWorkloads() {
   });
   await services.temporal.workflow.getHandle(connectionWorkflowId(timedOut.body.connectionId)).result();
 }
+beforeAll(runRealWorkloads, 120_000);
 
 /** Finished workflows of this run, fetched by a client with no codec: what Temporal stores and shows. */
 async function rawHistories(): Promise<{ workflowId: string; history: History; text: string }[]> {

@@ -1,14 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { listApiKeys, revokeApiKey } from '../../store/api-keys.js';
 import { createLoginToken } from '../../store/login-tokens.js';
 import { setUserRoles, unbindOidcIdentity } from '../../store/users.js';
-import { launchBrowser } from '../support/browser.js';
 import { signedInPage } from '../support/consent.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 /**
  * Who may be signed in to the portal, in a real chromium against the whole stack and a real OIDC
@@ -18,50 +14,19 @@ import { freePort } from '../support/ports.js';
  * (finding 9).
  */
 
-let auth: TestAuthServer;
-let stack: Stack;
-let browser: Browser;
-let baseUrl: string;
+const world = await startWorld({ clients: { portal: {} }, worker: false });
+const { auth, stack } = world;
+const { baseUrl } = stack;
 /** Another site: Mallory's pages, served on another port (same site as the portal) and as `localhost` (another site). */
-let attacker: Server;
-let attackerPort: number;
-const portal = { clientId: 'portal-f', clientSecret: 'portal-f-secret-0123456789', redirectUris: [] as string[] };
-
-beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  portal.redirectUris.push(`${baseUrl}/portal/oidc/callback`);
-  auth = await startAuthServer([portal]);
-  stack = await startStack({
-    env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      PORTAL_OIDC_ISSUER: auth.issuer,
-      PORTAL_OIDC_CLIENT_ID: portal.clientId,
-      PORTAL_OIDC_CLIENT_SECRET: portal.clientSecret,
-    },
-    worker: false,
-  });
-  attackerPort = await freePort();
-  attacker = createServer((req, res) => {
-    // Each page submits a form to the portal as soon as it loads, as a forged page would.
-    const url = new URL(req.url ?? '/', 'http://attacker');
-    const fields = [...url.searchParams].map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join('');
-    const target = url.pathname === '/logout' ? '/portal/logout' : '/portal/login-link';
-    res.setHeader('content-type', 'text/html');
-    res.end(`<!doctype html><form method="post" action="${baseUrl}${target}">${fields}</form><script>document.forms[0].submit()</script>`);
-  });
-  await new Promise<void>((resolve) => attacker.listen(attackerPort, '127.0.0.1', resolve));
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  attacker?.closeAllConnections();
-  await new Promise((resolve) => attacker?.close(resolve));
-  await stack?.close();
-  await auth?.close();
+const { port: attackerPort } = await world.serve((req, res) => {
+  // Each page submits a form to the portal as soon as it loads, as a forged page would.
+  const url = new URL(req.url ?? '/', 'http://attacker');
+  const fields = [...url.searchParams].map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join('');
+  const target = url.pathname === '/logout' ? '/portal/logout' : '/portal/login-link';
+  res.setHeader('content-type', 'text/html');
+  res.end(`<!doctype html><form method="post" action="${baseUrl}${target}">${fields}</form><script>document.forms[0].submit()</script>`);
 });
+const browser = await world.browser();
 
 const pool = () => stack.services.pool;
 const attackerOrigins = () => [`http://localhost:${attackerPort}`, `http://127.0.0.1:${attackerPort}`];

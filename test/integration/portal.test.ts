@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { type Account, getAccount, insertAccount, readCredential } from '../../store/accounts.js';
-import { launchBrowser } from '../support/browser.js';
 import { consentAs, signedInPage as signedInPageAs } from '../support/consent.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { startWorld, type TestUser } from '../support/harness.js';
 
 /**
  * The portal in a real chromium against the whole stack: the API-key form for Linear (tested
@@ -16,18 +12,7 @@ import { freePort } from '../support/ports.js';
  * CSRF and the Content-Security-Policy.
  */
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-let browser: Browser;
-/** A member of tenant acme. */
-let alice: TestUser;
-/** Acme's administrator. */
-let olga: TestUser;
-/** Acme members with and without the role `eng`. */
-let eve: TestUser;
-let mo: TestUser;
-const github = { clientId: 'gh-portal', clientSecret: 'gh-portal-secret-0123456789', redirectUris: [] as string[] };
+const github = { clientId: 'gh-portal', clientSecret: 'gh-portal-secret-0123456789' };
 
 const key = () => `lin_api_${randomBytes(20).toString('hex')}`;
 const ALICE_KEY = key();
@@ -37,40 +22,25 @@ const WRONG_KEY = key();
 /** The operator's cap on a service's answer, far below the 10 MiB default. */
 const RESPONSE_CAP = 64 * 1024;
 
-beforeAll(async () => {
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  github.redirectUris.push(`${baseUrl}/oauth/callback`);
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({
-    env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      LINEAR_API_BASE_URL: `${apis.baseUrl}/linear`,
-      CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(RESPONSE_CAP),
-    },
-  });
-  alice = await createTestUser(stack, { email: 'alice@acme.example' });
-  const tenantId = alice.user.tenantId;
-  olga = await createTestUser(stack, { tenantId, email: 'olga@acme.example', roles: ['member', 'admin'] });
-  eve = await createTestUser(stack, { tenantId, email: 'eve@acme.example', roles: ['member', 'eng'] });
-  mo = await createTestUser(stack, { tenantId, email: 'mo@acme.example', roles: ['member'] });
-  const linear = apis.state.linear;
-  linear.grantKey(ALICE_KEY, { name: 'Alice Example', email: 'alice@linear.example' });
-  linear.grantKey(ALICE_SECOND_KEY, { name: 'Alice Bot', email: 'alice-bot@linear.example' });
-  linear.grantKey(ORG_KEY, { name: 'Acme Robot', email: 'robot@linear.example' });
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
+const world = await startWorld({
+  clients: { github },
+  apis: true,
+  env: { CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(RESPONSE_CAP) },
 });
+const { auth, apis, stack } = world;
+/** A member of tenant acme. */
+const alice = await world.user({ email: 'alice@acme.example' });
+const tenantId = alice.user.tenantId;
+/** Acme's administrator. */
+const olga = await world.user({ tenantId, email: 'olga@acme.example', roles: ['member', 'admin'] });
+/** Acme members with and without the role `eng`. */
+const eve = await world.user({ tenantId, email: 'eve@acme.example', roles: ['member', 'eng'] });
+const mo = await world.user({ tenantId, email: 'mo@acme.example', roles: ['member'] });
+const linear = apis.state.linear;
+linear.grantKey(ALICE_KEY, { name: 'Alice Example', email: 'alice@linear.example' });
+linear.grantKey(ALICE_SECOND_KEY, { name: 'Alice Bot', email: 'alice-bot@linear.example' });
+linear.grantKey(ORG_KEY, { name: 'Acme Robot', email: 'robot@linear.example' });
+const browser = await world.browser();
 
 const pool = () => stack.services.pool;
 const signedInPage = (user: TestUser) => signedInPageAs(browser, user);

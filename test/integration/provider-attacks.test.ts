@@ -1,9 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { describe, expect, it } from 'vitest';
+import { startWorld } from '../support/harness.js';
 
 /**
  * Findings 2 and 16 end to end: an agent with a Switchboard key calls connections_execute with
@@ -11,40 +7,21 @@ import { freePort } from '../support/ports.js';
  * reads is an outcome with a clear code; what the service sees is nothing outside the API base.
  */
 
-const github = { clientId: 'gh-attacks', clientSecret: 'gh-attacks-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
 const RESPONSE_CAP = 65536;
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-let mallory: TestUser;
-
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({
-    env: {
-      PORT: String(await freePort()),
-      ...auth.envFor('GITHUB', github),
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      CONNECTIONS_TOOL_TIMEOUT_MS: '5000',
-      CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(RESPONSE_CAP),
-    },
-  });
-  mallory = await createTestUser(stack, { email: 'mallory-attacks@example.com' });
-  // Her organisation forbids merging pull requests; she is connected to the repository's GitHub.
-  await stack.services.pool.query('UPDATE tenants SET settings = $2 WHERE id = $1', [
-    mallory.user.tenantId,
-    { excludeTools: ['merge_pull_request'] },
-  ]);
-  await connectGithubAccount(stack, auth, github.clientId, mallory, 'octocat');
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
+const world = await startWorld({
+  clients: { github: {} },
+  apis: true,
+  env: { CONNECTIONS_TOOL_TIMEOUT_MS: '5000', CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(RESPONSE_CAP) },
 });
+const { apis, stack } = world;
+const mallory = await world.user({ email: 'mallory-attacks@example.com' });
+// Her organisation forbids merging pull requests; she is connected to the repository's GitHub.
+await stack.services.pool.query('UPDATE tenants SET settings = $2 WHERE id = $1', [
+  mallory.user.tenantId,
+  { excludeTools: ['merge_pull_request'] },
+]);
+await world.connectGithub(mallory, 'octocat');
 
 const execute = (name: string, args: Record<string, unknown>) =>
   mallory.call('connections_execute', { name, arguments: args }).then((r) => r.body);

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OutsideApiBase } from '../../providers/api-base.js';
 import { atlassianJira } from '../../providers/atlassian-jira/index.js';
 import { github } from '../../providers/github/index.js';
@@ -9,9 +8,7 @@ import type { Credential, Provider } from '../../providers/sdk.js';
 import { slack } from '../../providers/slack/index.js';
 import { createToolContext } from '../../providers/tool-context.js';
 import { UnsafePathArgument } from '../../providers/url-path.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { startWorld } from '../support/harness.js';
 
 /**
  * Finding 2 over real HTTP: whatever an agent's arguments or an upstream answer (redirect,
@@ -20,41 +17,23 @@ import { freePort } from '../support/ports.js';
  * with a hostile Location; "elsewhere" is another origin that records every request it gets.
  */
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let elsewhere: { url: string; server: Server; got: { path: string; authorization?: string; cookie?: string }[] };
-const tokens: Record<string, string> = {};
+const world = await startWorld({ clients: { github: {}, jira: {}, slack: {} }, apis: true, stack: false });
+const { apis } = world;
 const LINEAR_KEY = 'lin_api_egress_0123456789';
-
-beforeAll(async () => {
-  const redirectUris = ['http://127.0.0.1:1/oauth/callback'];
-  auth = await startAuthServer([
-    { clientId: 'gh-egress', clientSecret: 'gh-egress-secret', redirectUris },
-    { clientId: 'jira-egress', clientSecret: 'jira-egress-secret', redirectUris },
-    { clientId: 'slack-egress', clientSecret: 'slack-egress-secret', redirectUris },
-  ]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  apis.state.linear.grantKey(LINEAR_KEY, { name: 'Lin Egress', email: 'lin@egress.example' });
-  tokens.github = await auth.issueAccessToken('octocat', 'gh-egress');
-  tokens['atlassian-jira'] = await auth.issueAccessToken('jo', 'jira-egress');
-  tokens.slack = await auth.issueAccessToken('jo', 'slack-egress');
-
-  const port = await freePort();
-  const got: typeof elsewhere.got = [];
-  const server = createServer((req, res) => {
+apis.state.linear.grantKey(LINEAR_KEY, { name: 'Lin Egress', email: 'lin@egress.example' });
+const tokens: Record<string, string> = {
+  github: await world.accessToken('github', 'octocat'),
+  'atlassian-jira': await world.accessToken('jira', 'jo'),
+  slack: await world.accessToken('slack', 'jo'),
+};
+const got: { path: string; authorization?: string; cookie?: string }[] = [];
+const elsewhere = {
+  ...(await world.serve((req, res) => {
     got.push({ path: req.url ?? '', authorization: req.headers.authorization, cookie: req.headers.cookie });
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"data":{}}');
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  elsewhere = { url: `http://127.0.0.1:${port}`, server, got };
-});
-
-afterAll(async () => {
-  elsewhere?.server.closeAllConnections();
-  await new Promise((resolve) => elsewhere?.server.close(resolve));
-  await apis?.close();
-  await auth?.close();
-});
+  })),
+  got,
+};
 
 beforeEach(() => {
   apis.requests.length = 0;

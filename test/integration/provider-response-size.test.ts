@@ -1,34 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { github } from '../../providers/github/index.js';
 import { ResponseTooLarge } from '../../providers/http.js';
 import { linear } from '../../providers/linear/index.js';
 import type { Credential, Provider } from '../../providers/sdk.js';
 import { createToolContext } from '../../providers/tool-context.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { startWorld } from '../support/harness.js';
 
 /**
  * Finding 16 over real HTTP: a service (hostile, or broken) that answers an endless body. The
  * tool context stops reading at the cap and hangs up, instead of buffering until memory runs out.
  */
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let token: string;
+const world = await startWorld({ clients: { github: {} }, apis: true, stack: false });
+const { apis } = world;
 const LINEAR_KEY = 'lin_api_size_0123456789';
 const CAP = 256 * 1024;
-
-beforeAll(async () => {
-  auth = await startAuthServer([{ clientId: 'gh-size', clientSecret: 'gh-size-secret', redirectUris: ['http://127.0.0.1:1/cb'] }]);
-  apis = await startFakeApis((t) => auth.subjectOf(t));
-  apis.state.linear.grantKey(LINEAR_KEY, { name: 'Lin Size', email: 'lin@size.example' });
-  token = await auth.issueAccessToken('octocat', 'gh-size');
-});
-
-afterAll(async () => {
-  await apis?.close();
-  await auth?.close();
-});
+apis.state.linear.grantKey(LINEAR_KEY, { name: 'Lin Size', email: 'lin@size.example' });
+const token = await world.accessToken('github', 'octocat');
 
 async function runCapped(provider: Provider, mount: string, credential: Credential, name: string, args: Record<string, unknown>) {
   const tool = provider.tools.find((t) => t.name === name)!;

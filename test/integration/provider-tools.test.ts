@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { atlassianJira } from '../../providers/atlassian-jira/index.js';
 import { github } from '../../providers/github/index.js';
 import { ProviderHttpError } from '../../providers/http.js';
@@ -6,37 +6,22 @@ import { linear } from '../../providers/linear/index.js';
 import type { Provider } from '../../providers/sdk.js';
 import { slack } from '../../providers/slack/index.js';
 import { createToolContext } from '../../providers/tool-context.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { startWorld } from '../support/harness.js';
 
 /**
  * Every tool of the GitHub, Jira and Slack catalogs, run against the fake services over real
  * HTTP with access tokens the test authorization server really issued.
  */
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-const tokens: Record<string, string> = {};
+const world = await startWorld({ clients: { github: {}, jira: { rotateRefreshTokens: true }, slack: {} }, apis: true, stack: false });
+const { apis } = world;
+const tokens: Record<string, string> = {
+  github: await world.accessToken('github', 'octocat'),
+  'atlassian-jira': await world.accessToken('jira', 'jo'),
+  slack: await world.accessToken('slack', 'jo'),
+};
 const called = new Set<string>();
 const mount: Record<string, string> = { github: 'github', 'atlassian-jira': 'jira', slack: 'slack' };
-
-beforeAll(async () => {
-  const redirectUris = ['http://127.0.0.1:1/oauth/callback'];
-  auth = await startAuthServer([
-    { clientId: 'gh-client', clientSecret: 'gh-secret', redirectUris },
-    { clientId: 'jira-client', clientSecret: 'jira-secret', redirectUris, rotateRefreshTokens: true },
-    { clientId: 'slack-client', clientSecret: 'slack-secret', redirectUris },
-  ]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  tokens.github = await auth.issueAccessToken('octocat', 'gh-client');
-  tokens['atlassian-jira'] = await auth.issueAccessToken('jo', 'jira-client');
-  tokens.slack = await auth.issueAccessToken('jo', 'slack-client');
-});
-
-afterAll(async () => {
-  await apis?.close();
-  await auth?.close();
-});
 
 const contextFor = (provider: Provider, token = tokens[provider.manifest.name]) =>
   createToolContext({

@@ -1,12 +1,9 @@
-import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../activities/credentials.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
-import { freePort } from '../support/ports.js';
+import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
+import { startLocalServer } from '../support/local-server.js';
 
 // Rotating refresh tokens: a second use of a spent one revokes the grant, so two refreshes of one
 // account would show up as a failed call.
@@ -20,52 +17,31 @@ const POOL_SIZE = 10;
 const ACCOUNTS = 12;
 const STALL_MS = 4_000;
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
 /** Refresh requests that reached the token endpoint. */
 let tokenRequests = 0;
 let stalling = false;
-let slowToken: Server;
-
-beforeAll(async () => {
-  auth = await startAuthServer([client]);
-  // The token endpoint of a slow service: a proxy in front of the real one holds every request
-  // for seconds before passing it on.
-  slowToken = createServer(async (req, res) => {
-    tokenRequests++;
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (stalling) await sleep(STALL_MS);
-    const answer = await fetch(`${auth.issuer}/token`, {
-      method: 'POST',
-      headers: { 'content-type': String(req.headers['content-type']), accept: 'application/json' },
-      body: Buffer.concat(chunks),
-    });
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-    res.end(Buffer.from(await answer.arrayBuffer()));
+// The token endpoint of a slow service: a proxy in front of the real one holds every request
+// for seconds before passing it on.
+const slowToken = await startLocalServer(async (req, res) => {
+  tokenRequests++;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (stalling) await sleep(STALL_MS);
+  const answer = await fetch(`${auth.issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': String(req.headers['content-type']), accept: 'application/json' },
+    body: Buffer.concat(chunks),
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => slowToken.listen(port, '127.0.0.1', resolve));
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({
-    env: {
-      ...auth.envFor('GITHUB', client),
-      GITHUB_TOKEN_URL: `http://127.0.0.1:${port}/token`,
-      GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-      DATABASE_POOL_MAX: String(POOL_SIZE),
-      CONNECTIONS_TOOL_TIMEOUT_MS: '20000',
-    },
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
-  slowToken?.closeAllConnections();
-  slowToken?.close();
+  res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+  res.end(Buffer.from(await answer.arrayBuffer()));
 });
+const world = await startWorld({
+  clients: { github: client },
+  apis: true,
+  env: { GITHUB_TOKEN_URL: `${slowToken.url}/token`, DATABASE_POOL_MAX: String(POOL_SIZE), CONNECTIONS_TOOL_TIMEOUT_MS: '20000' },
+});
+world.onStop(slowToken.close);
+const { auth, stack } = world;
 
 describe('token refresh and the connection pool', () => {
   it('finding 11: a token endpoint stalling for seconds under more concurrent refreshes than pool connections stalls no other tenant, and each account refreshes once', async () => {

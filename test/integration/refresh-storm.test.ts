@@ -1,35 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
+import { describe, expect, it } from 'vitest';
 import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, spawnWorkerProcess, startStack } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { createTestUser, spawnWorkerProcess, startWorld } from '../support/harness.js';
 
 // Rotating refresh tokens: a second use of a spent one revokes the whole grant, as Atlassian does.
-const client = {
-  clientId: 'storm',
-  clientSecret: 'storm-secret-0123456789',
-  redirectUris: ['http://127.0.0.1/cb'],
-  rotateRefreshTokens: true,
-};
-
-let auth: TestAuthServer;
-let apis: FakeApis;
-let stack: Stack;
-const workers: ChildProcess[] = [];
-
-beforeAll(async () => {
-  auth = await startAuthServer([client]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  stack = await startStack({ worker: false, env: { ...auth.envFor('GITHUB', client), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` } });
-  workers.push(await spawnWorkerProcess(stack), await spawnWorkerProcess(stack));
-}, 120_000);
-
-afterAll(async () => {
+const client = { clientId: 'storm', clientSecret: 'storm-secret-0123456789', rotateRefreshTokens: true };
+const world = await startWorld({ clients: { github: client }, apis: true, worker: false });
+const { auth, stack } = world;
+const workers: ChildProcess[] = [await spawnWorkerProcess(stack), await spawnWorkerProcess(stack)];
+world.onStop(() => {
   for (const w of workers) w.kill('SIGKILL');
-  await stack?.close();
-  await apis?.close();
-  await auth?.close();
 });
 
 describe('refresh storm across two worker processes', () => {

@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DevServer, startDevServer } from '../../bin/support/temporal-dev-server.js';
 import { READINESS_CACHE_MS } from '../../server/health.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStackOn, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { createTestUser, type Stack, startStackOn, startWorld, type TestUser, testInfra } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -16,31 +13,19 @@ import { freePort } from '../support/ports.js';
  * and a PRIVATE Temporal dev server, so the shared ones other test files use are never disturbed.
  */
 
-const github = { clientId: 'gh-restarts', clientSecret: 'gh-restarts-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
 const STACK_TRACE = /\bat \S+ \(|\bat (file:|node:|\/)|node_modules|\n\s+at /;
 
-let auth: TestAuthServer;
-let apis: FakeApis;
-
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-}, 60_000);
-
-afterAll(async () => {
-  await apis?.close();
-  await auth?.close();
+// The authorization server and fake APIs are this file's; each describe runs its Switchboard on private infrastructure.
+const world = await startWorld({
+  clients: { github: {} },
+  apis: true,
+  stack: false,
+  env: { CONNECTIONS_TOOL_TIMEOUT_MS: '5000', LOG_LEVEL: 'warn' },
 });
-
-const stackEnv = () => ({
-  ...auth.envFor('GITHUB', github),
-  GITHUB_API_BASE_URL: `${apis.baseUrl}/github`,
-  CONNECTIONS_TOOL_TIMEOUT_MS: '5000',
-  LOG_LEVEL: 'warn',
-});
+const { apis } = world;
 
 async function connectGithub(stack: Stack, user: TestUser, login: string) {
-  await connectGithubAccount(stack, auth, github.clientId, user, login);
+  await world.connectGithub(user, login, { stack });
 }
 
 /** /readyz until it answers `status` (or the cache window and a probe's timeout have passed): the last answer. */
@@ -118,10 +103,7 @@ describe('Postgres restarted during a batch', () => {
   beforeAll(async () => {
     pg = new PrivatePostgres();
     await pg.init();
-    stack = await startStackOn(
-      { temporalAddress: inject('temporalAddress'), databaseUrl: pg.url, workflowBundlePath: inject('workflowBundlePath') },
-      { env: stackEnv() },
-    );
+    stack = await startStackOn({ ...testInfra(), databaseUrl: pg.url }, { env: world.env });
     carol = await createTestUser(stack, { email: 'carol-restarts@example.com' });
     await connectGithub(stack, carol, 'carol-restarts');
   }, 120_000);
@@ -223,10 +205,7 @@ describe('Temporal dev server restarted', () => {
     dir = mkdtempSync(join(tmpdir(), 'switchboard-temporal-'));
     port = await freePort();
     await startServer();
-    stack = await startStackOn(
-      { temporalAddress: server!.address, databaseUrl: inject('testDatabaseUrl'), workflowBundlePath: inject('workflowBundlePath') },
-      { env: stackEnv() },
-    );
+    stack = await startStackOn({ ...testInfra(), temporalAddress: server!.address }, { env: world.env });
     dana = await createTestUser(stack, { email: 'dana-restarts@example.com' });
     await connectGithub(stack, dana, 'dana-restarts');
   }, 120_000);

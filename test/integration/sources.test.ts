@@ -1,39 +1,21 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { setUserRoles } from '../../store/users.js';
-import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
-import { connectGithubAccount } from '../support/github-account.js';
-import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
-import { startAuthServer, type TestAuthServer } from '../support/oauth-server.js';
+import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 
-const github = { clientId: 'gh-src', clientSecret: 'gh-src-secret-0123456789', redirectUris: ['http://127.0.0.1/cb'] };
-
-let auth: TestAuthServer;
-let apis: FakeApis;
-let remote: Stack;
-let here: Stack;
-let remoteUser: TestUser;
-let localUser: TestUser;
-/** A second user of localUser's tenant, a user of a tenant with a policy, and one of a tenant the source does not name. */
-let colleague: TestUser;
-let restricted: TestUser;
-let outsider: TestUser;
-let sourceKey: string;
-let assertionKey: string;
-/** A user of a tenant whose only source is a hostile remote that answers without end (finding 16 for sources). */
-let hugeUser: TestUser;
-let endless: { server: Server; bytesSent: number; hangUps: number };
 const SOURCE_ANSWER_CAP = 65_536;
 
+const world = await startWorld({ clients: { github: {} }, apis: true });
+const remote = world.stack;
+
 /** A "Switchboard" that answers every request with a JSON body that never ends, until the client hangs up. */
-async function startEndlessRemote(): Promise<typeof endless> {
-  const state = { bytesSent: 0, hangUps: 0 } as typeof endless;
-  state.server = createServer((_req, res) => {
+async function startEndlessRemote() {
+  const state = { bytesSent: 0, hangUps: 0 };
+  const { server } = await world.serve((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"ok":true,"results":[');
     const chunk = `${JSON.stringify('x'.repeat(16_000))},`;
@@ -49,58 +31,12 @@ async function startEndlessRemote(): Promise<typeof endless> {
       state.hangUps++;
     });
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => state.server.listen(port, '127.0.0.1', resolve));
-  return state;
+  return Object.assign(state, { server });
 }
 
 async function connect(stack: Stack, user: TestUser, login: string) {
-  return (await connectGithubAccount(stack, auth, github.clientId, user, login)).account;
+  return (await world.connectGithub(user, login, { stack })).account;
 }
-
-beforeAll(async () => {
-  auth = await startAuthServer([github]);
-  apis = await startFakeApis((token) => auth.subjectOf(token));
-  const env = { ...auth.envFor('GITHUB', github), GITHUB_API_BASE_URL: `${apis.baseUrl}/github` };
-  remote = await startStack({ env });
-  remoteUser = await createTestUser(remote);
-  // The remote's users of the source get its organisation account; the key's own user's personal one is not theirs.
-  await connectGithubAccount(remote, auth, github.clientId, remoteUser, 'remote-octo', { tenantScoped: true, sharingRoles: ['member'] });
-  await connect(remote, remoteUser, 'remote-octo-personal');
-  const closedPort = await freePort();
-  const localTenant = 'ten_src_local';
-  const restrictedTenant = 'ten_src_restricted';
-  // The remote's admin grants this instance a source key, acting for users of remoteUser's tenant.
-  ({ key: sourceKey, assertionKey } = await createSourceKey(remote, remoteUser.user.email, 'eu'));
-  endless = await startEndlessRemote();
-  const hugeTenant = 'ten_src_huge';
-  here = await startStack({
-    env: {
-      ...env,
-      CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(SOURCE_ANSWER_CAP),
-      SOURCE_NAME: 'eu',
-      SOURCE_TIMEOUT_MS: '3000',
-      SWITCHBOARD_SOURCES: JSON.stringify([
-        { name: 'us', url: remote.baseUrl, apiKey: sourceKey, assertionKey, tenants: [localTenant, restrictedTenant] },
-        { name: 'down', url: `http://127.0.0.1:${closedPort}`, apiKey: 'sbk_none', assertionKey, tenants: [localTenant] },
-        {
-          name: 'huge',
-          url: `http://127.0.0.1:${(endless.server.address() as { port: number }).port}`,
-          apiKey: 'sbk_none',
-          assertionKey,
-          tenants: [hugeTenant],
-        },
-      ]),
-    },
-  });
-  localUser = await createTestUser(here, { tenantId: localTenant });
-  colleague = await createTestUser(here, { tenantId: localTenant });
-  restricted = await createTestUser(here, { tenantId: restrictedTenant });
-  await updateTenantSettings(here.services.pool, restrictedTenant, { excludeTools: ['create_note', 'delete_*'] });
-  outsider = await createTestUser(here);
-  hugeUser = await createTestUser(here, { tenantId: hugeTenant });
-  await connect(here, localUser, 'local-octo');
-}, 180_000);
 
 /** `admin create-source-key` on a stack's database, as its operator runs it. */
 async function createSourceKey(stack: Stack, email: string, source: string): Promise<{ key: string; assertionKey: string }> {
@@ -114,14 +50,44 @@ async function createSourceKey(stack: Stack, email: string, source: string): Pro
   return JSON.parse(out.join(''));
 }
 
-afterAll(async () => {
-  await here?.close();
-  await remote?.close();
-  endless?.server.closeAllConnections();
-  await new Promise((resolve) => endless?.server.close(resolve));
-  await apis?.close();
-  await auth?.close();
+const remoteUser = await world.user();
+// The remote's users of the source get its organisation account; the key's own user's personal one is not theirs.
+await world.connectGithub(remoteUser, 'remote-octo', { tenantScoped: true, sharingRoles: ['member'] });
+await connect(remote, remoteUser, 'remote-octo-personal');
+const closedPort = await freePort();
+const localTenant = 'ten_src_local';
+const restrictedTenant = 'ten_src_restricted';
+// The remote's admin grants this instance a source key, acting for users of remoteUser's tenant.
+const { key: sourceKey, assertionKey } = await createSourceKey(remote, remoteUser.user.email, 'eu');
+/** A tenant whose only source is a hostile remote that answers without end (finding 16 for sources). */
+const endless = await startEndlessRemote();
+const hugeTenant = 'ten_src_huge';
+const here = await world.startStack({
+  env: {
+    CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: String(SOURCE_ANSWER_CAP),
+    SOURCE_NAME: 'eu',
+    SOURCE_TIMEOUT_MS: '3000',
+    SWITCHBOARD_SOURCES: JSON.stringify([
+      { name: 'us', url: remote.baseUrl, apiKey: sourceKey, assertionKey, tenants: [localTenant, restrictedTenant] },
+      { name: 'down', url: `http://127.0.0.1:${closedPort}`, apiKey: 'sbk_none', assertionKey, tenants: [localTenant] },
+      {
+        name: 'huge',
+        url: `http://127.0.0.1:${(endless.server.address() as { port: number }).port}`,
+        apiKey: 'sbk_none',
+        assertionKey,
+        tenants: [hugeTenant],
+      },
+    ]),
+  },
 });
+const localUser = await createTestUser(here, { tenantId: localTenant });
+/** A second user of localUser's tenant, a user of a tenant with a policy, and one of a tenant the source does not name. */
+const colleague = await createTestUser(here, { tenantId: localTenant });
+const restricted = await createTestUser(here, { tenantId: restrictedTenant });
+await updateTenantSettings(here.services.pool, restrictedTenant, { excludeTools: ['create_note', 'delete_*'] });
+const outsider = await createTestUser(here);
+const hugeUser = await createTestUser(here, { tenantId: hugeTenant });
+await connect(here, localUser, 'local-octo');
 
 describe('remote and composite sources', () => {
   it('search merges every source with <source>: prefixes and names the unavailable ones', async () => {

@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createFakeGithub, type FakeGithub, githubUnauthorized } from './fake-apis/github.js';
 import { createFakeJira, type FakeJira, jiraUnauthorized } from './fake-apis/jira.js';
 import { createFakeLinear, type FakeLinear } from './fake-apis/linear.js';
 import { createFakeSlack, type FakeSlack, slackUnauthorized } from './fake-apis/slack.js';
+import { startLocalServer } from './local-server.js';
 import { freePort } from './ports.js';
 
 /**
@@ -99,18 +99,13 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
   app.use('/slack', state.slack.router);
   app.use('/linear', state.linear.router);
 
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { close } = await startLocalServer(app, port);
   return Object.assign(fake, {
     baseUrl,
     behave,
     requests,
     state,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   });
 }
 

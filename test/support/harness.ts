@@ -1,16 +1,27 @@
-import { inject } from 'vitest';
-import { type Stack, startStackOn } from './stack.js';
+import { afterAll, inject } from 'vitest';
+import { type Infra, type Stack, startStackOn } from './stack.js';
+import { startWorldOn, type World, type WorldOptions } from './world.js';
 
 export * from './stack.js';
+export * from './world.js';
+
+/** The Temporal server, database and workflow bundle of this test run (see global-setup.ts). */
+export function testInfra(): Infra {
+  return {
+    temporalAddress: inject('temporalAddress'),
+    databaseUrl: inject('testDatabaseUrl'),
+    workflowBundlePath: inject('workflowBundlePath'),
+  };
+}
 
 /** A whole Switchboard for one test file, on the Temporal server and database of this run. */
 export function startStack(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Stack> {
-  return startStackOn(
-    {
-      temporalAddress: inject('temporalAddress'),
-      databaseUrl: inject('testDatabaseUrl'),
-      workflowBundlePath: inject('workflowBundlePath'),
-    },
-    options,
-  );
+  return startStackOn(testInfra(), options);
+}
+
+/** The world of one test file, on this run's Temporal server and database, stopped after the file's tests. */
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const world = await startWorldOn(testInfra(), options);
+  afterAll(() => world.stop());
+  return world;
 }

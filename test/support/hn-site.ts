@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import express, { type Express, type Request, type Response } from 'express';
+import { startLocalServer } from './local-server.js';
 import { freePort } from './ports.js';
 
 /**
@@ -138,8 +138,7 @@ export async function startHnSite(options: { routes?: (app: Express) => void } =
   });
 
   options.routes?.(app);
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { close } = await startLocalServer(app, port);
   return {
     url,
     port,
@@ -148,10 +147,6 @@ export async function startHnSite(options: { routes?: (app: Express) => void } =
     expire(name) {
       for (const [token, user] of sessions) if (user === name) sessions.delete(token);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }

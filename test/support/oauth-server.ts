@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
 import Provider from 'oidc-provider';
+import { startLocalServer } from './local-server.js';
 import { freePort } from './ports.js';
 
 /**
@@ -121,8 +121,7 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
     if (type in grants) grants[type]++;
   });
 
-  const server: Server = createServer(provider.callback());
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { close } = await startLocalServer(provider.callback(), port);
 
   /** Tokens minted directly by the server's own models, as a code exchange would mint them. */
   async function issue(login: string, clientId: string, scopes: string[], withRefresh: boolean) {
@@ -170,10 +169,6 @@ export async function startAuthServer(clients: OAuthClientSpec[], options: { acc
         [`${prefix}_REVOKE_URL`]: `${issuer}/token/revocation`,
       };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
