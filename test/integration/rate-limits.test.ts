@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountSlots, SLOT_LEASE_MS } from '../../activities/account-slots.js';
-import { SwitchboardPlugin } from '../../plugin/index.js';
 import { DEFAULT_RETRY_AFTER_SEC, MAX_RETRY_AFTER_SEC } from '../../providers/rate-limit.js';
 import type { ExecuteOptions, ToolCallRequest, ToolOutcome } from '../../workflows/sdk/index.js';
+import { type AgentWorker, startAgentWorker } from '../support/agent-worker.js';
 import { type FakeApis, startFakeApis } from '../support/fake-apis.js';
 import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../support/harness.js';
@@ -174,42 +173,27 @@ describe('a provider that says "slow down" answers rate_limited with retryAfterS
 });
 
 describe('agent workflows (switchboard/workflow) wait out a rate-limited read durably', () => {
-  let worker: Worker;
-  let running: Promise<void>;
-  const agentQueue = `agent-limits-${randomUUID()}`;
+  let agents: AgentWorker;
   let user: TestUser;
   let login: string;
 
   beforeAll(async () => {
-    const { Worker } = await import('@temporalio/worker');
-    worker = await Worker.create({
-      connection: stack.services.connection,
-      namespace: stack.services.config.TEMPORAL_NAMESPACE,
-      taskQueue: agentQueue,
-      workflowsPath: new URL('../support/rate-limit-workflows.ts', import.meta.url).pathname,
-      plugins: [new SwitchboardPlugin({ keyring: stack.services.keyring })],
-    });
-    running = worker.run();
+    agents = await startAgentWorker(stack);
     login = 'rl-agent';
     user = (await githubUser(login)).user;
   }, 120_000);
 
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
+    await agents?.stop();
   });
 
   async function runAgent(call: ToolCallRequest, options?: ExecuteOptions) {
-    const handle = await stack.services.temporal.workflow.start('executeOnce', {
-      taskQueue: agentQueue,
-      workflowId: `rl-agent-${randomUUID()}`,
-      args: [{ tenantId: user.user.tenantId, userId: user.user.id, switchboardTaskQueue: stack.env.TEMPORAL_TASK_QUEUE, call, options }],
-    });
-    const started = Date.now();
-    const outcome = (await handle.result()) as ToolOutcome;
-    const history = await handle.fetchHistory();
-    const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length;
-    return { outcome, timers, elapsedMs: Date.now() - started };
+    const {
+      result: outcome,
+      timers,
+      elapsedMs,
+    } = await agents.run<ToolOutcome>('executeOnce', { tenantId: user.user.tenantId, userId: user.user.id }, { call, options });
+    return { outcome, timers, elapsedMs };
   }
   const requestsTo = (method: string, path: string) => apis.requests.filter((r) => r.method === method && r.path === path).length;
 

@@ -7,8 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
 import { createPruneActivities } from '../../activities/prune.js';
 import { createWorkflowHelperActivities } from '../../activities/workflow-helpers.js';
+import type { ToolOutcome } from '../../core/execution.js';
 import { cutUtf8 as cutText } from '../../core/result-limits.js';
 import { createJot } from '../../store/jots.js';
+import { startAgentWorker } from '../support/agent-worker.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
 
@@ -191,6 +193,33 @@ describe('every result of a batch reaches its caller', () => {
     const stored = await executeToolCall({ ...base, callKey: `batch#${randomBytes(4).toString('hex')}`, inlineResultMaxBytes: 2048 });
     expect(stored).toEqual({ ok: true, stored: { resultRef: expect.any(String), totalBytes: Buffer.byteLength(JSON.stringify(note)) } });
   });
+});
+
+describe('an agent workflow reads a cut result to its end', () => {
+  it('switchboard/workflow: execute answers a cut result with its resultRef; readResult reads the rest, slice by slice, in the workflow', async () => {
+    const body = `${'é'.repeat(30_000)}${'z'.repeat(20_000)}`;
+    const note = await noteOf(alice, body);
+    const agents = await startAgentWorker(stack);
+    try {
+      const { result } = await agents.run<{ outcome: ToolOutcome; text?: string; slices: number }>(
+        'executeAndReadAll',
+        { tenantId: alice.user.tenantId, userId: alice.user.id },
+        { call: { tool: 'jots__get_note', args: { id: note.id } }, sliceBytes: 16_001 },
+      );
+      const whole = JSON.stringify(note);
+      expect(result.outcome).toMatchObject({
+        ok: true,
+        truncated: true,
+        resultRef: expect.any(String),
+        totalBytes: Buffer.byteLength(whole),
+      });
+      expect(result.text).toBe(whole);
+      // Slices end on character boundaries, so some are a byte short of sliceBytes.
+      expect(result.slices).toBeGreaterThanOrEqual(Math.ceil(Buffer.byteLength(whole) / 16_001));
+    } finally {
+      await agents.stop();
+    }
+  }, 120_000);
 });
 
 describe('read_result', () => {
