@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../bin/support/temporal-dev-server.js';
-import { FAILURE_CONVERTER_PATH, WORKFLOWS_PATH } from '../../plugin/index.js';
 import { ensureDatabase } from '../../store/database.js';
+import { bundleWorkflowsInto, findTemporalCli } from '../../test/support/infra.js';
 import { freePort } from '../../test/support/ports.js';
 import type { Infra } from '../../test/support/stack.js';
 
@@ -23,16 +22,6 @@ export interface BenchEnvironment {
   interrupted: AbortSignal;
   /** Stops everything the environment started; safe to call more than once. */
   teardown(): Promise<void>;
-}
-
-/** The Temporal CLI that `npm start` / `npm test` build or find once. */
-export function findTemporalCli(): string {
-  const cached = join(homedir(), '.cache', 'switchboard', 'bin', 'temporal');
-  const cli = process.env.TEMPORAL_CLI ?? (existsSync(cached) ? cached : undefined);
-  if (!cli) {
-    throw new Error(`No Temporal CLI: set TEMPORAL_CLI, or run \`npm test\` once so it is built into ${cached}`);
-  }
-  return cli;
 }
 
 /**
@@ -88,13 +77,7 @@ export async function startBenchEnvironment(options: { log?: (line: string) => v
     const removeDir = () => rmSync(dir, { recursive: true, force: true });
     undo.push(removeDir);
     onExit.push(removeDir);
-    const bundle = await bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
-    });
-    const workflowBundlePath = join(dir, 'workflow-bundle.js');
-    writeFileSync(workflowBundlePath, bundle.code);
+    const workflowBundlePath = await bundleWorkflowsInto(dir);
 
     return {
       infra: { temporalAddress: server.address, databaseUrl: BENCH_DATABASE_URL, workflowBundlePath },

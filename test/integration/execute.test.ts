@@ -6,7 +6,13 @@ import { createTestUser, startWorld, type TestUser } from '../support/harness.js
 const world = await startWorld({
   clients: { github: { rotateRefreshTokens: true } },
   apis: true,
-  env: { CONNECTIONS_TOOL_TIMEOUT_MS: '2000', CONNECTIONS_TOOL_RESULT_MAX_BYTES: '4096' },
+  env: {
+    CONNECTIONS_TOOL_TIMEOUT_MS: '2000',
+    CONNECTIONS_TOOL_RESULT_MAX_BYTES: '4096',
+    // The refresh tests need 100 calls on one account in flight at once, all racing to refresh
+    // (the default lets 8 through; rate-limits.test.ts tests that queue).
+    CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: '100',
+  },
 });
 const { auth, apis, stack } = world;
 const alice = await world.user({ email: 'alice-exec@example.com' });
