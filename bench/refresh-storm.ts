@@ -38,7 +38,9 @@ export async function run(): Promise<object> {
   const what = `${rounds} storms of ${STORM} concurrent calls on an expired rotating token, ${WORKERS} worker processes`;
   const { timeoutSec, startedAt } = beginRun(name, what);
   const world = { clients: { github: CLIENT }, apis: true };
-  return withBenchStack({ name, timeoutSec, github: false, worker: false, world }, async (bench) => {
+  // All STORM calls race for the refresh at once: lift the per-account queue (default 8 in flight).
+  const env = { CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: String(STORM) };
+  return withBenchStack({ name, timeoutSec, github: false, worker: false, world, env }, async (bench) => {
     const workers: ChildProcess[] = [];
     try {
       for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorkerProcess(bench.stack));
