@@ -36,10 +36,13 @@ describe('finding 3: remote sources', () => {
   });
 
   it('finding 3: a forwarded requestId depends on the local tenant and user', () => {
-    const a = forwardedRequestId(privateKey, { tenantId: 'ten_a', userId: 'usr_1', roles: [] }, 'r1');
-    expect(a).toBe(forwardedRequestId(privateKey, { tenantId: 'ten_a', userId: 'usr_1', roles: [] }, 'r1'));
-    expect(a).not.toBe(forwardedRequestId(privateKey, { tenantId: 'ten_a', userId: 'usr_2', roles: [] }, 'r1'));
-    expect(a).not.toBe(forwardedRequestId(privateKey, { tenantId: 'ten_b', userId: 'usr_1', roles: [] }, 'r1'));
-    expect(a).not.toContain('r1');
+    // Long enough that a random MAC cannot contain it by chance (a two-letter id did, about 1 run in 100).
+    const id = 'retry-of-batch-0042';
+    const a = forwardedRequestId(privateKey, { tenantId: 'ten_a', userId: 'usr_1', roles: [] }, id);
+    expect(a).toBe(forwardedRequestId(privateKey, { tenantId: 'ten_a', userId: 'usr_1', roles: [] }, id));
+    expect(a).not.toBe(forwardedRequestId(privateKey, { tenantId: 'ten_a', userId: 'usr_2', roles: [] }, id));
+    expect(a).not.toBe(forwardedRequestId(privateKey, { tenantId: 'ten_b', userId: 'usr_1', roles: [] }, id));
+    expect(a).not.toContain(id);
+    expect(a).not.toContain('usr_1');
   });
 });
