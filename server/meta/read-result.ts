@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { READ_RESULT_MAX_BYTES, readResultSlice } from '../../activities/read-result.js';
 import { MetaToolError } from '../../core/errors.js';
 import { ResultReadError } from '../../core/result-slices.js';
+import { remoteReadResult } from '../sources/composite.js';
 import { defineMetaTool } from './meta-tool.js';
 
 /** At most this many JSON pointers in one `select`. */
@@ -32,6 +33,12 @@ export const readResult = defineMetaTool({
     })
     .strict(),
   async handler(ctx, caller, args) {
+    // A result a remote source cut names its reference there, behind the source's prefix.
+    const remote = await remoteReadResult(ctx, caller, args);
+    if (remote) {
+      if (remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
+      return remote.body;
+    }
     const maxBytes = args.maxBytes ?? ctx.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES;
     try {
       const slice = await readResultSlice(ctx.pool, ctx.keyring, caller, { ...args, maxBytes });

@@ -52,12 +52,16 @@ function qualifiedParts(name: string): { provider: string; tool: string } | unde
   return at > 0 && at + 2 < name.length ? { provider: name.slice(0, at), tool: name.slice(at + 2) } : undefined;
 }
 
+/** The agent surface answers its own failures as bodies ({ok: false, …}); anything else is the source failing. */
+const agentSurfaceAnswer = (_status: number, body: unknown): boolean => typeof (body as { ok?: unknown } | undefined)?.ok === 'boolean';
+
 async function callSource(
   source: Source,
   caller: Caller,
   tool: string,
   args: unknown,
   limits: { timeoutMs: number; maxBytes: number },
+  answered: (status: number, body: unknown) => boolean = agentSurfaceAnswer,
 ): Promise<unknown> {
   const assertion = await signAssertion(source.assertionKey, { tenant: caller.tenantId, user: caller.userId });
   const res = await fetch(`${source.url.replace(/\/$/, '')}/v1/tools/${tool}`, {
@@ -72,9 +76,8 @@ async function callSource(
     .catch((err: unknown) => {
       if (err instanceof ResponseTooLarge) throw err;
       return undefined;
-    })) as { ok?: boolean } | undefined;
-  // The agent surface answers its own failures as bodies ({ok: false, …}); anything else is the source failing.
-  if (body && typeof body.ok === 'boolean') return body;
+    })) as unknown;
+  if (body !== undefined && answered(res.status, body)) return body;
   throw new Error(`source ${source.name} answered HTTP ${res.status}`);
 }
 
@@ -166,11 +169,56 @@ export async function compositeExecute(
   const forwarded = { ...routed, requestId: args.requestId && forwardedRequestId(source.assertionKey, caller, args.requestId) };
   try {
     // A tool call may run up to its deadline at the source.
-    return await callSource(source, caller, 'connections_execute', forwarded, {
+    const answer = await callSource(source, caller, 'connections_execute', forwarded, {
       timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000,
       maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
     });
+    return withSourceResultRef(source.name, answer);
   } catch (err) {
     return { ok: false, error: { code: 'tool_failed', message: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
+  }
+}
+
+/**
+ * A result the source cut names a reference held there: prefixed with the source, so read_result
+ * here knows where to read on (remoteReadResult).
+ */
+function withSourceResultRef(source: string, answer: unknown): unknown {
+  const ref = (answer as { resultRef?: unknown } | undefined)?.resultRef;
+  return typeof ref === 'string' ? { ...(answer as object), resultRef: prefixed(source, ref) } : answer;
+}
+
+/**
+ * read_result of a `<source>:`-prefixed reference: read on at the source that cut the result, as
+ * this caller's delegate there (so the source answers only the user whose call produced it), or
+ * undefined when the reference names no remote source of this caller's tenant. The source's 404
+ * and 400 answers are passed on as they are; anything else is the source being unavailable.
+ */
+export async function remoteReadResult(
+  ctx: ServiceContext,
+  caller: Caller,
+  args: { resultRef: string } & Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
+  const { config } = ctx;
+  const sources = sourcesFor(config, caller);
+  const target = splitSource(config, sources, args.resultRef);
+  if (!target || target.source === config.SOURCE_NAME) return undefined;
+  const source = sources.find((s) => s.name === target.source)!;
+  const isSlice = (body: unknown) => typeof (body as { totalBytes?: unknown }).totalBytes === 'number';
+  const isRefusal = (body: unknown) => typeof (body as { error?: unknown }).error === 'string';
+  try {
+    const body = (await callSource(
+      source,
+      caller,
+      'read_result',
+      { ...args, resultRef: target.rest },
+      { timeoutMs: config.SOURCE_TIMEOUT_MS, maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES },
+      (status, answer) => (status === 200 && isSlice(answer)) || ((status === 400 || status === 404) && isRefusal(answer)),
+    )) as Record<string, unknown>;
+    if (!isSlice(body))
+      return { status: body.error === 'Unknown resultRef' ? 404 : 400, body: { error: String(body.error).slice(0, 500) } };
+    return { status: 200, body: { ...body, resultRef: args.resultRef } };
+  } catch (err) {
+    return { status: 503, body: { error: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
   }
 }

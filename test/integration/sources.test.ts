@@ -195,6 +195,40 @@ describe('finding 3: a remote source acts for each local user, under the local p
     }
   });
 
+  it('a result the remote cut is read on through the source, by the user whose call it was and nobody else', async () => {
+    const body = `${'ü'.repeat(20_000)}${'n'.repeat(40_000)}`;
+    // create_note answers the whole note, itself cut: its id comes from the list.
+    expect(await execute(localUser, 'us:jots__create_note', { title: 'long remote note', body })).toMatchObject({
+      ok: true,
+      truncated: true,
+    });
+    const listed = await execute(localUser, 'us:jots__list_notes', {});
+    const id = listed.result.notes.find((n: { title: string }) => n.title === 'long remote note').id;
+    const got = await execute(localUser, 'us:jots__get_note', { id });
+    expect(got).toMatchObject({ ok: true, truncated: true, resultRef: expect.stringMatching(/^us:res_/) });
+    let text = '';
+    for (let offset: number | null = 0; offset !== null; ) {
+      const { status, body: slice } = await localUser.call('read_result', { resultRef: got.resultRef, offset });
+      expect(status).toBe(200);
+      expect(slice.resultRef).toBe(got.resultRef);
+      text += slice.result;
+      offset = slice.nextOffset;
+    }
+    expect(JSON.parse(text)).toMatchObject({ id, body });
+    // Another local user of the same tenant is another delegate at the remote; a tenant the source does not serve never reaches it.
+    for (const stranger of [colleague, outsider]) {
+      expect(await stranger.call('read_result', { resultRef: got.resultRef })).toMatchObject({
+        status: 404,
+        body: { error: 'Unknown resultRef' },
+      });
+    }
+    // The remote's own 400s come back as they are.
+    expect(await localUser.call('read_result', { resultRef: got.resultRef, select: ['no-slash'] })).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^Invalid arguments for read_result: /) },
+    });
+  });
+
   it('finding 16: a remote source answering without end is read only up to the cap, promptly, for search and execute', async () => {
     const started = Date.now();
     const hangUpsBefore = endless.hangUps;
