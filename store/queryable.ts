@@ -3,19 +3,32 @@ import type pg from 'pg';
 /** A pool or a client inside a transaction: repositories accept either. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
-/** Runs `fn` in a transaction on one client; rolls back on any error. */
+/**
+ * Runs `fn` in a transaction on one client; rolls back on any error. A checked-out client has no
+ * listener of the pool's: a server going away between two of its queries (a restart, a terminated
+ * backend) would emit 'error' with nobody listening and end the process. The error is kept here
+ * instead: the next query fails, the transaction rolls back, and the broken client is discarded.
+ */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  const keepError = (err: Error) => {
+    broken = err;
+  };
+  client.on('error', keepError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken ??= rollbackErr;
+    });
     throw err;
   } finally {
-    client.release();
+    client.off('error', keepError);
+    client.release(broken);
   }
 }
 
