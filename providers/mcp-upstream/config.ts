@@ -19,9 +19,10 @@ export function loadCatalog(text = readFileSync(new URL('./catalog.json', import
  * catalog name (`"deepwiki"`) or a full entry (entry.ts). Throws a ConfigError that says where in
  * the JSON what is wrong, e.g. `[1].auth.header: expected an HTTP header name`.
  */
-export function parseUpstreamServers(value: string | undefined, catalog: readonly UpstreamEntry[] = loadCatalog()): UpstreamEntry[] {
+export function parseUpstreamServers(value: string | undefined, catalogEntries?: readonly UpstreamEntry[]): UpstreamEntry[] {
   const text = value?.trim();
   if (!text) return [];
+  const catalog = catalogEntries ?? loadCatalog();
   const fail = (message: string): never => {
     throw new ConfigError([{ variable: VARIABLE, message }]);
   };

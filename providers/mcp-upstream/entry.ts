@@ -11,7 +11,7 @@ export const UPSTREAM_NAME_MAX_CHARS = 40;
 
 const headerName = z
   .string()
-  .regex(/^[A-Za-z0-9-]{1,64}$/, 'expected an HTTP header name (letters, digits, "-")')
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected an HTTP header name (letters, digits, "-", "_")')
   .refine(
     (h) => !['host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version'].includes(h.toLowerCase()),
     {
