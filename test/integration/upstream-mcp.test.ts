@@ -44,6 +44,7 @@ async function startEverything(): Promise<{ child: ChildProcess; url: string }> 
 
 let stack: Stack;
 let open: TestUpstream;
+let internal: TestUpstream;
 let keyed: TestUpstream;
 let everything: { child: ChildProcess; url: string };
 let alice: TestUser;
@@ -53,14 +54,22 @@ const execute = (user: TestUser, name: string, args: Record<string, unknown> = {
   user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
 
 beforeAll(async () => {
-  [open, keyed, everything] = await Promise.all([startTestUpstream(), startTestUpstream({ apiKey: API_KEY }), startEverything()]);
+  [open, keyed, internal, everything] = await Promise.all([
+    startTestUpstream(),
+    startTestUpstream({ apiKey: API_KEY }),
+    startTestUpstream(),
+    startEverything(),
+  ]);
   stack = await startStack({
     env: {
+      CONNECTIONS_TOOL_TIMEOUT_MS: '3000',
+      // 127.0.0.1 is allowed; `localhost` (the same loopback address, by name) is not.
       UPSTREAM_MCP_ALLOWED_HOSTS: '127.0.0.1',
       UPSTREAM_MCP_SERVERS: JSON.stringify([
         { name: 'testopen', displayName: 'Test Open', url: open.url },
         { name: 'testkey', displayName: 'Test Key', url: keyed.url, auth: { type: 'apikey', header: 'X-Api-Key', label: 'Key' } },
         { name: 'everything', displayName: 'Everything', url: everything.url },
+        { name: 'internal', displayName: 'Internal', url: `http://localhost:${internal.port}/mcp` },
       ]),
     },
   });
@@ -70,7 +79,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  await Promise.all([open?.close(), keyed?.close()]);
+  await Promise.all([open?.close(), keyed?.close(), internal?.close()]);
   everything?.child.kill();
 });
 
@@ -139,15 +148,41 @@ describe('an auth: none upstream', () => {
     expect(open.calls.length).toBe(calls + 1);
   });
 
-  it('stops a call at the deadline', async () => {
-    const { body } = await alice.call('connections_execute', { name: 'testopen__slow', arguments: {} });
-    // The default deadline is longer than 5 s; the tool finishes: a deadline test with a short one is in unit tests.
-    expect(body).toEqual({ ok: true, result: 'done' });
+  it('stops a call at the deadline (CONNECTIONS_TOOL_TIMEOUT_MS)', async () => {
+    const started = Date.now();
+    const answer = await execute(alice, 'testopen__slow');
+    expect(answer).toMatchObject({ ok: false, error: { code: 'timeout' } });
+    expect(Date.now() - started).toBeLessThan(4900);
   }, 30_000);
+
+  it('lists the tools again when the server says they changed (notifications/tools/list_changed)', async () => {
+    await execute(alice, 'testopen__echo', { message: 'open a session' });
+    open.addTool('late_tool');
+    await expect.poll(async () => (await execute(alice, 'testopen__late_tool')).ok, { timeout: 10_000, interval: 300 }).toBe(true);
+  }, 20_000);
+
+  it('writes an audit row with the argument names only', async () => {
+    await execute(alice, 'testopen__echo', { message: 'very private words' });
+    const { rows } = await stack.services.pool.query(`SELECT * FROM audit_log WHERE tool = 'testopen__echo' ORDER BY id DESC LIMIT 1`);
+    expect(rows[0]).toBeDefined();
+    expect(rows[0].arg_names).toEqual(['message']);
+    expect(JSON.stringify(rows[0])).not.toContain('very private words');
+  });
 
   it('does not know a tool the server does not offer', async () => {
     const answer = await execute(alice, 'testopen__nope');
     expect(answer).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});
+
+describe('network policy', () => {
+  it('refuses an upstream whose host resolves to a loopback address the operator did not allow; nothing reaches it', async () => {
+    const answer = await execute(alice, 'internal__echo', { message: 'x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(answer.error.message).toMatch(/resolves to .*loopback/);
+    expect(internal.requests).toHaveLength(0);
+    const { body } = await alice.call('search_tools', { query: 'echo', integration: 'internal' });
+    expect(body.tools).toEqual([]);
   });
 });
 
