@@ -156,3 +156,45 @@ export async function startTestUpstream(
     },
   };
 }
+
+/**
+ * A legacy upstream (the 2024-11-05 HTTP+SSE transport, the SDK's SSEServerTransport): GET /sse opens
+ * the stream, POST /messages?sessionId= carries requests; a POST to /sse is refused (405) as such a
+ * server does, which is how a client learns to fall back.
+ */
+export async function startLegacyUpstream(): Promise<{ url: string; calls: string[]; close(): Promise<void> }> {
+  const { SSEServerTransport } = await import('@modelcontextprotocol/sdk/server/sse.js');
+  const calls: string[] = [];
+  const transports = new Map<string, InstanceType<typeof SSEServerTransport>>();
+  const httpServer = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const server = new McpServer({ name: 'legacy-upstream', version: '1.0.0' });
+      server.registerTool('shout', { description: 'Shouts a word', inputSchema: { word: z.string() } }, async ({ word }) => {
+        calls.push('shout');
+        return { content: [{ type: 'text', text: word.toUpperCase() }] };
+      });
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      await server.connect(transport);
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === '/messages') {
+      const transport = transports.get(url.searchParams.get('sessionId') ?? '');
+      if (!transport) return void res.writeHead(404).end();
+      await transport.handlePostMessage(req, res);
+      return;
+    }
+    res.writeHead(405).end();
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const port = (httpServer.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    calls,
+    async close() {
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
