@@ -69,7 +69,7 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
     }
     let check: (v: unknown) => { valid: boolean; errorMessage?: string };
     try {
-      check = validator.getValidator(schema as never);
+      check = validator.getValidator(withoutPatterns(schema) as never);
     } catch (err) {
       dropped.push(`${shown}: input schema does not compile (${(err as Error).message.slice(0, 80)})`);
       continue;
@@ -115,4 +115,20 @@ function schemaOf(value: unknown): Record<string, unknown> | undefined {
   const { $id: _id, $schema: _dialect, ...schema } = JSON.parse(json) as Record<string, unknown>;
   if (schema.type !== undefined && schema.type !== 'object') return undefined;
   return { type: 'object', ...schema };
+}
+
+/**
+ * The schema Switchboard validates with: without `pattern` and `patternProperties`, whose regular
+ * expressions come from the upstream and would run synchronously on the worker (a catastrophic
+ * backtracking pattern cannot be stopped by the call's deadline). The server still checks them.
+ */
+function withoutPatterns(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPatterns);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if ((key === 'pattern' && typeof child === 'string') || key === 'patternProperties') continue;
+    out[key] = withoutPatterns(child);
+  }
+  return out;
 }

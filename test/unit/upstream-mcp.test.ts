@@ -146,6 +146,17 @@ describe('a hostile upstream tool list', () => {
   });
 });
 
+describe('a hostile schema pattern', () => {
+  it('is shown to agents but not run by Switchboard (catastrophic backtracking would block the worker)', () => {
+    const evil = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    const [tool] = convertTools(entry, [{ name: 'redos', inputSchema: evil }], noCall).tools;
+    expect(inputJsonSchema(tool)).toEqual(evil);
+    const started = Date.now();
+    expect(tool.input.safeParse({ s: `${'a'.repeat(40)}!` }).success).toBe(true);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+});
+
 describe('annotations and results', () => {
   it('map annotations to access levels', () => {
     expect(accessOf({ readOnlyHint: true, destructiveHint: true })).toBe('read');
