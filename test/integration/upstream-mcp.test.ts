@@ -3,8 +3,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAccount } from '../../store/accounts.js';
+import { launchBrowser } from '../support/browser.js';
+import { signedInPage } from '../support/consent.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
 import { freePort } from '../support/ports.js';
@@ -216,6 +219,37 @@ describe('an auth: apikey upstream', () => {
     const { body } = await alice.call('search_tools', { query: 'echo', integration: 'testkey' });
     expect(body.tools.map((t: { name: string }) => t.name)).toContain('testkey_echo');
   });
+
+  it('is connected through the portal API-key form: a refused key is not saved, a good one is, and tools run with it', async () => {
+    const carol = await createTestUser(stack, { tenantId: alice.user.tenantId });
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const page = await signedInPage(browser, carol);
+      await page.goto(`${stack.baseUrl}/portal/integrations/testkey`);
+      const submit = async (p: Page, value: string) => {
+        await p.getByLabel('Key').fill(value);
+        const [response] = await Promise.all([
+          p.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/portal/integrations/testkey'),
+          p.getByRole('button', { name: 'Test and save' }).click(),
+        ]);
+        await p.waitForLoadState();
+        return response;
+      };
+      const refused = await submit(page, 'not-the-key-123456');
+      expect(refused.status()).toBe(400);
+      expect(await page.getByRole('alert').textContent()).toContain('Test Key refused this key (HTTP 401)');
+      expect(await page.content()).not.toContain('not-the-key-123456');
+      expect((await execute(carol, 'testkey__echo', { message: 'x' })).error.code).toBe('not_connected');
+      const saved = await submit(page, API_KEY);
+      expect(saved.status()).toBe(200);
+      expect(await execute(carol, 'testkey__echo', { message: 'via the portal' })).toEqual({ ok: true, result: 'echo: via the portal' });
+      const { body } = await carol.call('list_connections');
+      expect(JSON.stringify(body)).toContain('testkey');
+    } finally {
+      await browser?.close();
+    }
+  }, 60_000);
 
   it('marks the account needs_reauth when the server stops taking the key, and never echoes the key', async () => {
     await insertAccount(stack.services.pool, stack.services.keyring, {
