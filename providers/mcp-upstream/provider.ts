@@ -20,6 +20,8 @@ export interface UpstreamOptions {
 
 /** The bounded time a search waits for a first listing of a server nobody listed yet. */
 const FIRST_LISTING_WAIT_MS = 5000;
+/** After a failed listing, searches do not wait on this server again for this long. */
+const FAILED_LISTING_BACKOFF_MS = 30_000;
 
 /**
  * The tools of one upstream server: listed per credential (`shared` for `auth: none`) with a TTL,
@@ -30,6 +32,7 @@ class UpstreamToolLists implements DynamicTools {
   private readonly lists = new Map<string, { tools: ToolDefinition[]; at: number }>();
   private readonly pending = new Map<string, Promise<ToolDefinition[]>>();
   private latest: ToolDefinition[] = [];
+  private failedAt = Number.NEGATIVE_INFINITY;
   private changes = 0;
   readonly sessions: UpstreamSessions;
 
@@ -69,7 +72,10 @@ class UpstreamToolLists implements DynamicTools {
     if (this.entry.auth.type !== 'none') return;
     const cached = this.lists.get('shared');
     if (cached && Date.now() - cached.at < this.options.toolsTtlSec * 1000) return;
+    // A server that is down does not slow every search: one try per back-off period.
+    if (Date.now() - this.failedAt < FAILED_LISTING_BACKOFF_MS) return;
     const listing = this.list({ type: 'none' }, AbortSignal.timeout(30_000)).catch((err: Error) => {
+      this.failedAt = Date.now();
       this.options.logger?.warn(
         { integration: this.entry.name, err: err.message.slice(0, 200) },
         'could not list an upstream server’s tools',

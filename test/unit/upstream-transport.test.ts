@@ -39,6 +39,18 @@ describe('the upstream transport', () => {
     }
   });
 
+  it('does not make every search wait on a server that is down', async () => {
+    const provider = upstreamProvider(
+      { name: 'down', displayName: 'Down', url: 'http://127.0.0.1:9/mcp', auth: { type: 'none' } },
+      options,
+    );
+    await provider.dynamicTools!.warm();
+    const started = Date.now();
+    await provider.dynamicTools!.warm();
+    expect(Date.now() - started).toBeLessThan(50);
+    expect(provider.dynamicTools!.shared()).toEqual([]);
+  });
+
   it('applies the allow-list: without it, a loopback upstream is refused before any request', async () => {
     const upstream = await startTestUpstream();
     const provider = upstreamProvider(
