@@ -7,7 +7,9 @@ import type { Caller } from './core/caller.js';
 import { type Config, loadConfig } from './core/config.js';
 import { inputJsonSchema } from './core/json-schema.js';
 import { TokenSigner } from './core/signed-tokens.js';
+import pkg from './package.json' with { type: 'json' };
 import { builtinProviders } from './providers/index.js';
+import { upstreamProviders } from './providers/mcp-upstream/index.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { type Provider, providerEnvSpec } from './providers/sdk.js';
 import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.js';
@@ -30,6 +32,7 @@ export interface AgentTool {
 }
 
 export interface SwitchboardOptions {
+  /** Default: the built-in providers and the upstream MCP servers of `env.UPSTREAM_MCP_SERVERS`. */
   providers?: readonly Provider[];
   /** Postgres: a URL (migrations are applied) or your own pool (migrate it with `npm run admin`). */
   storage?: { databaseUrl: string; schema?: string } | { pool: Pool };
@@ -100,7 +103,11 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     config,
     pool,
     keyring: new Keyring(config.ENCRYPTION_KEYS!, config.ENCRYPTION_ACTIVE_KEY_ID),
-    registry: ProviderRegistry.fromConfig(providers, config),
+    // Without a provider list of its own, the operator's upstream MCP servers join the built-ins.
+    registry: ProviderRegistry.fromConfig(
+      options.providers ?? [...providers, ...upstreamProviders(config, providers, { version: pkg.version, logger })],
+      config,
+    ),
     temporal: options.temporal.client,
     logger,
     signer: new TokenSigner(signingSecret(config, logger)),
@@ -119,6 +126,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     agentTools,
     context,
     close: async () => {
+      await context.registry.close();
       if (ownPool) await pool.end();
     },
   };

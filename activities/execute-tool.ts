@@ -7,6 +7,7 @@ import { providerErrorText, redact } from '../core/result-limits.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
 import type { ToolEntry } from '../providers/registry.js';
+import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
 import { type Account, listUsableAccounts, setAccountStatus } from '../store/accounts.js';
@@ -66,28 +67,44 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
   async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<CallOutcome> {
     const { call } = input;
-    const entry = deps.registry.toolByQualifiedName(call.tool);
-    if (!entry) return failure('not_found', `No tool is named ${call.tool}.`);
-    const integration = entry.provider.manifest.name;
+    const listed = deps.registry.dynamicProviderOf(call.tool);
+    let entry = listed ? undefined : deps.registry.toolByQualifiedName(call.tool);
+    const provider = listed ?? entry?.provider;
+    if (!provider) return failure('not_found', `No tool is named ${call.tool}.`);
+    const integration = provider.manifest.name;
+    const toolName = entry?.tool.name ?? call.tool.slice(integration.length + 2);
 
     const [user, tenant] = await Promise.all([getUser(deps.pool, input.userId), getTenant(deps.pool, input.tenantId)]);
     const settings = tenant?.settings ?? {};
     // A user of another tenant (or none) has no role here at all; otherwise the one tenant policy decides.
-    const refusal = !user || user.tenantId !== input.tenantId ? 'role' : policyRefusal(settings, user.roles, integration, entry.tool.name);
+    const refusal = !user || user.tenantId !== input.tenantId ? 'role' : policyRefusal(settings, user.roles, integration, toolName);
     if (!user || refusal) {
       const { code, message } = policyRefusalAnswer(refusal ?? 'role', integration, call.tool);
       return failure(code, message);
     }
 
-    const parsed = entry.tool.input.safeParse(call.args ?? {});
-    if (!parsed.success) {
+    const parse = (found: ToolEntry) => {
+      const parsed = found.tool.input.safeParse(call.args ?? {});
+      if (parsed.success) return { valid: true as const, data: parsed.data };
       return failure('invalid_arguments', `Arguments do not fit the schema of ${call.tool}.`, {
         issues: parsed.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })),
       });
-    }
+    };
 
-    if (entry.provider.manifest.auth === 'none') {
-      return invoke(entry, input, parsed.data);
+    if (provider.manifest.auth === 'none') {
+      if (listed) {
+        const found = await listedTool(listed, input, { type: 'none' });
+        if (!('tool' in found)) return found;
+        entry = found;
+      }
+      const parsed = parse(entry!);
+      return 'valid' in parsed ? invoke(entry!, input, parsed.data) : parsed;
+    }
+    let args: unknown;
+    if (entry) {
+      const parsed = parse(entry);
+      if (!('valid' in parsed)) return parsed;
+      args = parsed.data;
     }
 
     const caller = { tenantId: input.tenantId, userId: input.userId, roles: user.roles };
@@ -105,14 +122,23 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     }
     audit.account = account;
     if (account.status === 'needs_reauth' || !account.hasCredential) return needsReauth(integration, account);
-    const missing = (entry.tool.scopes ?? []).filter((s) => !account.grantedScopes.includes(s));
+    const missing = (entry?.tool.scopes ?? []).filter((s) => !account.grantedScopes.includes(s));
     if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
 
     try {
       let loaded = await credentials.load(account);
       if (!loaded) return needsReauth(integration, account);
       if (credentials.needsRefresh(loaded)) loaded = await credentials.refresh(account);
-      return await invoke(entry, input, parsed.data, { loaded, account });
+      if (listed) {
+        // An upstream server's tools as this account sees them (listed with its credential when stale).
+        const found = await listedTool(listed, input, toToolCredential(loaded.credential), account);
+        if (!('tool' in found)) return found;
+        entry = found;
+        const parsed = parse(entry);
+        if (!('valid' in parsed)) return parsed;
+        args = parsed.data;
+      }
+      return await invoke(entry!, input, args, { loaded, account });
     } catch (err) {
       if (err instanceof CredentialError) {
         return err.code === 'needs_reauth'
@@ -120,6 +146,32 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
           : failure('tool_failed', `${integration}: ${providerErrorText(err.message, [])}`);
       }
       throw err;
+    }
+  }
+
+  /**
+   * The entry of an upstream MCP server's tool for this credential, or the failure to answer: the
+   * server does not offer it (not_found), refused the credential (needs_reauth), or could not list.
+   */
+  async function listedTool(
+    provider: Provider,
+    input: Required<ExecuteToolInput>,
+    credential: Credential,
+    account?: Account,
+  ): Promise<ToolEntry | ToolOutcome> {
+    const integration = provider.manifest.name;
+    const signal = AbortSignal.timeout(input.timeoutMs);
+    try {
+      const found = await deps.registry.dynamicTool(provider, input.call.tool, credential, signal);
+      return found ?? failure('not_found', `No tool is named ${input.call.tool}.`);
+    } catch (err) {
+      if (err instanceof ProviderHttpError && (err.status === 401 || err.status === 403) && account) {
+        await setAccountStatus(deps.pool, account.tenantId, account.id, 'needs_reauth');
+        return needsReauth(integration, account);
+      }
+      if (signal.aborted) return failure('timeout', `${integration} did not list its tools within ${input.timeoutMs} ms.`);
+      const why = err instanceof ProviderHttpError ? `answered HTTP ${err.status}` : (err as Error).message;
+      return failure('tool_failed', `${integration} could not list its tools: ${providerErrorText(why, toolSecrets(credential))}`);
     }
   }
 
@@ -296,6 +348,10 @@ const auditIdentity = (input: ExecuteToolInput): ToolCallClaim => ({
   tool: input.call.tool,
   argNames: Object.keys(input.call.args ?? {}),
 });
+
+/** The secret strings of a tool credential, for redaction. */
+const toolSecrets = (credential: Credential): string[] =>
+  credential.type === 'apikey' ? Object.values(credential.fields) : credential.type === 'oauth2' ? [credential.accessToken] : [];
 
 /** The activity's context, or undefined when the function runs outside an activity (tests, tools). */
 function activityContext(): Context | undefined {

@@ -177,6 +177,16 @@ export const baseEnvSchema = z.object({
 
   /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */
   BROWSER_ALLOWED_HOSTS: hostList,
+
+  /**
+   * Remote MCP servers every tenant gets as integrations: a JSON array (or the path of a JSON file
+   * holding one) of catalog names and entries; validated in providers/mcp-upstream/config.ts.
+   */
+  UPSTREAM_MCP_SERVERS: optionalString,
+  /** Hosts (or host:port) upstream MCP servers may be at even on loopback or private addresses. */
+  UPSTREAM_MCP_ALLOWED_HOSTS: hostList,
+  /** Seconds an upstream server's tool list is kept before it is listed again. */
+  UPSTREAM_MCP_TOOLS_TTL_SEC: positiveInt.default(300),
   BROWSER_PAGE_TIMEOUT_MS: positiveInt.default(15000),
   BROWSER_MAX_PAGE_BYTES: positiveInt.default(5 * 1024 * 1024),
 

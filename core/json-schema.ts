@@ -5,7 +5,8 @@ import { z } from 'zod';
  * optional), without `$schema` (the documents it goes into name their own dialect). A zod type
  * with no JSON Schema form becomes `{}` rather than failing the whole listing.
  */
-export function inputJsonSchema(tool: { input: z.ZodType }): Record<string, unknown> {
+export function inputJsonSchema(tool: { input: z.ZodType; inputSchema?: Record<string, unknown> }): Record<string, unknown> {
+  if (tool.inputSchema) return tool.inputSchema;
   const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return schema;
 }

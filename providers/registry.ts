@@ -1,5 +1,5 @@
 import type { Config, ProviderEnv } from '../core/config.js';
-import type { Provider, ToolDefinition } from './sdk.js';
+import type { Credential, Provider, ToolDefinition } from './sdk.js';
 
 export interface ResolvedOAuth2 {
   authorizeUrl: string;
@@ -28,6 +28,9 @@ export class ProviderRegistry {
   private readonly toolsByFlat = new Map<string, ToolEntry>();
   private readonly toolsByQualified = new Map<string, ToolEntry>();
 
+  /** Entries of providers that list their tools at run time, rebuilt when their listing changes. */
+  private dynamic = { version: -1, byFlat: new Map<string, ToolEntry>(), byQualified: new Map<string, ToolEntry>() };
+
   constructor(
     providers: readonly Provider[],
     private readonly env: Record<string, ProviderEnv> = {},
@@ -36,12 +39,7 @@ export class ProviderRegistry {
       if (this.byName.has(provider.manifest.name)) throw new Error(`duplicate provider ${provider.manifest.name}`);
       this.byName.set(provider.manifest.name, provider);
       for (const tool of provider.tools) {
-        const entry: ToolEntry = {
-          provider,
-          tool,
-          flatName: `${provider.manifest.toolPrefix}_${tool.name}`,
-          qualifiedName: `${provider.manifest.name}__${tool.name}`,
-        };
+        const entry = entryOf(provider, tool);
         this.toolsByFlat.set(entry.flatName, entry);
         this.toolsByQualified.set(entry.qualifiedName, entry);
       }
@@ -61,15 +59,73 @@ export class ProviderRegistry {
   }
 
   tools(): ToolEntry[] {
-    return [...this.toolsByFlat.values()];
+    return [...this.toolsByFlat.values(), ...this.dynamicEntries().byFlat.values()];
   }
 
   toolByFlatName(name: string): ToolEntry | undefined {
-    return this.toolsByFlat.get(name);
+    return this.toolsByFlat.get(name) ?? this.dynamicEntries().byFlat.get(name);
   }
 
   toolByQualifiedName(name: string): ToolEntry | undefined {
-    return this.toolsByQualified.get(name);
+    return this.toolsByQualified.get(name) ?? this.dynamicEntries().byQualified.get(name);
+  }
+
+  /** Changes when a provider's listed tools do (search indexes rebuild on it). */
+  catalogVersion(): number {
+    return this.list().reduce((sum, p) => sum + (p.dynamicTools?.version() ?? 0), 0);
+  }
+
+  /** The provider of `integration__tool` when it lists its tools at run time. */
+  dynamicProviderOf(qualifiedName: string): Provider | undefined {
+    const cut = qualifiedName.indexOf('__');
+    const provider = cut > 0 ? this.byName.get(qualifiedName.slice(0, cut)) : undefined;
+    return provider?.dynamicTools ? provider : undefined;
+  }
+
+  /**
+   * The entry of `qualifiedName` as `credential` sees that provider's tools (listed when stale).
+   * A listed tool never replaces a built-in one of the same name.
+   */
+  async dynamicTool(
+    provider: Provider,
+    qualifiedName: string,
+    credential: Credential,
+    signal: AbortSignal,
+  ): Promise<ToolEntry | undefined> {
+    const tools = (await provider.dynamicTools?.list(credential, signal)) ?? [];
+    if (this.toolsByQualified.has(qualifiedName)) return undefined;
+    const tool = tools.find((t) => `${provider.manifest.name}__${t.name}` === qualifiedName);
+    if (!tool) return undefined;
+    const entry = entryOf(provider, tool);
+    return this.toolsByFlat.has(entry.flatName) ? undefined : entry;
+  }
+
+  /** Lists the shared catalogs that are missing or stale where no credential is needed (bounded wait). */
+  async warmDynamicTools(): Promise<void> {
+    await Promise.all(this.list().map((p) => p.dynamicTools?.warm()));
+  }
+
+  /** Closes upstream sessions (the process is stopping). */
+  async close(): Promise<void> {
+    await Promise.all(this.list().map((p) => p.dynamicTools?.close()));
+  }
+
+  private dynamicEntries() {
+    const version = this.catalogVersion();
+    if (version === this.dynamic.version) return this.dynamic;
+    const byFlat = new Map<string, ToolEntry>();
+    const byQualified = new Map<string, ToolEntry>();
+    for (const provider of this.list()) {
+      for (const tool of provider.dynamicTools?.shared() ?? []) {
+        const entry = entryOf(provider, tool);
+        // Built-in names win; a listed tool that would shadow one (or another listed one) is left out.
+        if (this.toolsByFlat.has(entry.flatName) || this.toolsByQualified.has(entry.qualifiedName) || byFlat.has(entry.flatName)) continue;
+        byFlat.set(entry.flatName, entry);
+        byQualified.set(entry.qualifiedName, entry);
+      }
+    }
+    this.dynamic = { version, byFlat, byQualified };
+    return this.dynamic;
   }
 
   /** oauth2 providers need a client id and secret; other modes need nothing from the operator. */
@@ -124,4 +180,13 @@ export class ProviderRegistry {
       rotatesRefreshTokens: oauth.rotatesRefreshTokens ?? false,
     };
   }
+}
+
+function entryOf(provider: Provider, tool: ToolDefinition): ToolEntry {
+  return {
+    provider,
+    tool,
+    flatName: `${provider.manifest.toolPrefix}_${tool.name}`,
+    qualifiedName: `${provider.manifest.name}__${tool.name}`,
+  };
 }

@@ -92,7 +92,29 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** OAuth scopes the connection must have been granted. */
   scopes?: string[];
   input: S;
+  /**
+   * The arguments' JSON Schema when it comes from elsewhere (an upstream MCP server) rather than
+   * from `input`; `input` then validates against it.
+   */
+  inputSchema?: Record<string, unknown>;
   run(args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
+}
+
+/**
+ * Tools a provider lists at run time (an upstream MCP server) instead of declaring: per credential,
+ * with a shared catalog of the latest listing for search.
+ */
+export interface DynamicTools {
+  /** The most recent listing for anyone: what search and get_tool_schema show. */
+  shared(): ToolDefinition[];
+  /** Changes whenever shared() does, so an index built on it knows to rebuild. */
+  version(): number;
+  /** The tools this credential sees (cached with a TTL, listed again after list_changed). */
+  list(credential: Credential, signal: AbortSignal): Promise<ToolDefinition[]>;
+  /** Lists the shared catalog when it is missing or stale, where that needs no credential. */
+  warm(): Promise<void>;
+  /** Ends open sessions with the server. */
+  close(): Promise<void>;
 }
 
 export interface AccountIdentity {
@@ -105,6 +127,7 @@ export interface AccountIdentity {
 export interface Provider {
   manifest: ProviderManifest;
   tools: ToolDefinition[];
+  dynamicTools?: DynamicTools;
   /** Asks the service who a fresh credential belongs to. */
   identify?: (ctx: ToolContext) => Promise<AccountIdentity>;
   /** Puts the credential on a request; the default sends OAuth tokens as a Bearer header. */

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { accountLabelSchema } from '../../core/account-label.js';
 import { roleNameSchema } from '../../core/policy.js';
-import { builtinProviders } from '../../providers/index.js';
 import {
   type Account,
   deleteAccount,
@@ -14,6 +13,7 @@ import {
 } from '../../store/accounts.js';
 import type { Queryable } from '../../store/queryable.js';
 import {
+  type Context,
   checkEach,
   type Group,
   list,
@@ -25,6 +25,7 @@ import {
   UsageError,
   type Values,
 } from './cli.js';
+import { knownIntegrations } from './known-providers.js';
 
 /** `*` shares with every member of the tenant. */
 const sharingRole = z.literal('*').or(roleNameSchema);
@@ -39,11 +40,12 @@ const summary = (a: Account) => ({
   hasCredential: a.hasCredential,
 });
 
-function integration(values: Values): string {
+function integration(values: Values, config: Context['config']): string {
   const name = need(values, 'integration');
-  const provider = builtinProviders.find((p) => p.manifest.name === name);
-  if (!provider) throw new UsageError(`unknown integration "${name}" (known: ${builtinProviders.map((p) => p.manifest.name).join(', ')})`);
-  if (provider.manifest.auth === 'none') throw new UsageError(`${name} needs no account: it is built in and always connected`);
+  const known = knownIntegrations(config);
+  const provider = known.find((p) => p.name === name);
+  if (!provider) throw new UsageError(`unknown integration "${name}" (known: ${known.map((p) => p.name).join(', ')})`);
+  if (provider.auth === 'none') throw new UsageError(`${name} needs no account: it is built in and always connected`);
   return name;
 }
 
@@ -68,7 +70,7 @@ export const orgAccountGroup: Group = {
       ].join('\n'),
       options: { tenant: { type: 'string' }, integration: { type: 'string' }, label: { type: 'string' }, 'share-with': { type: 'string' } },
       async run(values, _, ctx) {
-        const [tenantId, name] = [need(values, 'tenant'), integration(values)];
+        const [tenantId, name] = [need(values, 'tenant'), integration(values, ctx.config)];
         const [label] = checkEach('label', [need(values, 'label')], accountLabelSchema);
         const sharingRoles = values['share-with'] === undefined ? [] : checkEach('share-with', list(values, 'share-with'), sharingRole);
         const keyring = ctx.keyring();

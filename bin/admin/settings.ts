@@ -3,7 +3,8 @@ import { type TenantSettings, tenantSettingsSchema } from '../../core/policy.js'
 import { builtinProviders } from '../../providers/index.js';
 import { inTransaction, lockKey } from '../../store/queryable.js';
 import { updateTenantSettings } from '../../store/tenants.js';
-import { type Group, list, need, oneOf, requireTenant, tenantCommand, UsageError, type Values } from './cli.js';
+import { type Context, type Group, list, need, oneOf, requireTenant, tenantCommand, UsageError, type Values } from './cli.js';
+import { knownIntegrations } from './known-providers.js';
 
 /** Each list setting, the option that sets it and the flag that removes it. */
 const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[] = [
@@ -29,8 +30,8 @@ function merge(current: TenantSettings, values: Values): TenantSettings {
   return next as TenantSettings;
 }
 
-function checkProviders(names: readonly string[] | undefined): void {
-  const known = builtinProviders.map((p) => p.manifest.name);
+function checkProviders(names: readonly string[] | undefined, config: Context['config']): void {
+  const known = knownIntegrations(config).map((p) => p.name);
   const unknown = names?.find((n) => !known.includes(n));
   if (unknown) throw new UsageError(`unknown provider "${unknown}" (known: ${known.join(', ')})`);
 }
@@ -86,7 +87,7 @@ export const settingsGroup: Group = {
         const tenantId = need(values, 'tenant');
         // Arguments first, so a typo is reported without touching the database.
         const patch = merge({}, values);
-        checkProviders(patch.enabledProviders);
+        checkProviders(patch.enabledProviders, ctx.config);
         validate(patch, values, tenantId);
         const updated = await inTransaction(await ctx.db(), async (tx) => {
           // Two admins changing different settings at once must not undo each other.

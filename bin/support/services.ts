@@ -7,10 +7,12 @@ import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { SA } from '../../core/search-attributes.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
+import pkg from '../../package.json' with { type: 'json' };
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
+import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
-import { providerEnvSpec } from '../../providers/sdk.js';
+import { type Provider, providerEnvSpec } from '../../providers/sdk.js';
 import type { ServiceContext } from '../../server/context.js';
 import { createLogger } from '../../server/logger.js';
 import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';
@@ -19,11 +21,20 @@ import { trackWorker } from '../../telemetry/metrics.js';
 import { ensurePruneSchedule } from './prune-schedule.js';
 
 /** Reads and validates the environment; throws a ConfigError naming every bad variable. */
-export const readConfig = (env: Record<string, string | undefined>): Config =>
-  loadConfig(
+export function readConfig(env: Record<string, string | undefined>): Config {
+  const config = loadConfig(
     env,
     builtinProviders.map((p) => providerEnvSpec(p.manifest)),
   );
+  // Upstream MCP servers are checked here too, so a bad entry stops the start like a bad variable.
+  void allProviders(config);
+  return config;
+}
+
+/** The built-in providers and the operator's upstream MCP servers (UPSTREAM_MCP_SERVERS). */
+export function allProviders(config: Config, logger?: Logger): Provider[] {
+  return [...builtinProviders, ...upstreamProviders(config, builtinProviders, { version: pkg.version, logger })];
+}
 
 /** Reads and validates the environment; prints every bad variable and exits on error. */
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
@@ -96,7 +107,7 @@ export async function openServices(config: Config, logger = createLogger({ level
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin({ keyring })] });
-  const registry = ProviderRegistry.fromConfig(builtinProviders, config);
+  const registry = ProviderRegistry.fromConfig(allProviders(config, logger), config);
   const toolServices = createBuiltinServices({ pool, config, logger });
   return {
     config,
@@ -111,6 +122,7 @@ export async function openServices(config: Config, logger = createLogger({ level
     waiter: new ConnectionWaiter(temporal, pool, logger),
     toolServices,
     async close() {
+      await registry.close();
       await toolServices.close();
       await connection.close();
       await pool.end();

@@ -19,7 +19,12 @@ export interface CallerView {
 }
 
 export async function loadCallerView(ctx: ServiceContext, caller: Caller): Promise<CallerView> {
-  const [settings, accounts] = await Promise.all([tenantSettings(ctx, caller), listUsableAccounts(ctx.pool, caller)]);
+  // Upstream MCP servers' shared tool lists, listed on first need and refreshed behind when stale.
+  const [settings, accounts] = await Promise.all([
+    tenantSettings(ctx, caller),
+    listUsableAccounts(ctx.pool, caller),
+    ctx.registry.warmDynamicTools(),
+  ]);
   const byIntegration = new Map<string, Account[]>();
   for (const account of accounts) byIntegration.set(account.integration, [...(byIntegration.get(account.integration) ?? []), account]);
   return { settings, roles: caller.roles, accounts: byIntegration };

@@ -100,14 +100,15 @@ export class ToolSearchIndex {
   }
 }
 
-const indexes = new WeakMap<object, ToolSearchIndex>();
+const indexes = new WeakMap<object, { index: ToolSearchIndex; version: number }>();
 
-/** One index per registry: the catalog does not change while the process runs. */
-export function toolIndexFor(registry: { tools(): ToolEntry[] }): ToolSearchIndex {
-  let index = indexes.get(registry);
-  if (!index) {
-    index = new ToolSearchIndex(registry.tools());
-    indexes.set(registry, index);
+/** One index per registry, built again when listed (upstream) tools change. */
+export function toolIndexFor(registry: { tools(): ToolEntry[]; catalogVersion?(): number }): ToolSearchIndex {
+  const version = registry.catalogVersion?.() ?? 0;
+  let built = indexes.get(registry);
+  if (!built || built.version !== version) {
+    built = { index: new ToolSearchIndex(registry.tools()), version };
+    indexes.set(registry, built);
   }
-  return index;
+  return built.index;
 }

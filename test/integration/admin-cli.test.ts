@@ -136,6 +136,34 @@ describe('admin CLI', () => {
     expect(hasConnectionRole(settings, ['member'])).toBe(true);
   });
 
+  it("knows the operator's upstream MCP servers: settings enable them, org accounts take their keys", async () => {
+    const upstreamEnv = {
+      ...env,
+      UPSTREAM_MCP_SERVERS: JSON.stringify([
+        'deepwiki',
+        { name: 'acme-mcp', displayName: 'Acme', url: 'https://mcp.acme.example/mcp', auth: { type: 'apikey', header: 'X-Key' } },
+      ]),
+    };
+    const run = (...args: string[]) => inProcess(args, upstreamEnv);
+    const set = await run('settings', 'set', '--tenant', tenantId, '--enable-providers', 'github,deepwiki,acme-mcp');
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).enabledProviders).toEqual(['github', 'deepwiki', 'acme-mcp']);
+    expect((await admin('settings', 'set', '--tenant', tenantId, '--enable-providers', 'deepwiki')).stderr).toMatch(
+      /unknown provider "deepwiki"/,
+    );
+    expect((await run('org-account', 'create', '--tenant', tenantId, '--integration', 'deepwiki', '--label', 'x')).stderr).toMatch(
+      /needs no account/,
+    );
+    const created = await run('org-account', 'create', '--tenant', tenantId, '--integration', 'acme-mcp', '--label', 'Acme org');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    // Leave the tenant as the next test expects it.
+    await pool.query(`DELETE FROM accounts WHERE id = $1`, [created.stdout.trim()]);
+    await run('settings', 'set', '--tenant', tenantId, '--all-providers');
+    const bad = await inProcess(['settings', 'show', '--tenant', tenantId], { ...env, UPSTREAM_MCP_SERVERS: '[{"name":"Bad"}]' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('UPSTREAM_MCP_SERVERS: [0].name');
+  });
+
   it('creates, shares, lists and deletes organisation accounts, never with a secret', async () => {
     const [github, slack] = (
       await Promise.all([

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from '../../core/config.js';
+import { describeIssues, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from './entry.js';
+
+const VARIABLE = 'UPSTREAM_MCP_SERVERS';
+
+const catalogSchema = z.object({ about: z.string().optional(), servers: z.array(upstreamEntrySchema) }).strict();
+
+/** The curated catalog shipped in catalog.json (validated: a bad edit fails loudly at startup). */
+export function loadCatalog(text = readFileSync(new URL('./catalog.json', import.meta.url), 'utf8')): UpstreamEntry[] {
+  const parsed = catalogSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`providers/mcp-upstream/catalog.json: ${describeIssues(parsed.error).join('; ')}`);
+  return parsed.data.servers;
+}
+
+/**
+ * UPSTREAM_MCP_SERVERS: JSON (an array) or the path of a JSON file holding one. Each element is a
+ * catalog name (`"deepwiki"`) or a full entry (entry.ts). Throws a ConfigError that says where in
+ * the JSON what is wrong, e.g. `[1].auth.header: expected an HTTP header name`.
+ */
+export function parseUpstreamServers(value: string | undefined, catalogEntries?: readonly UpstreamEntry[]): UpstreamEntry[] {
+  const text = value?.trim();
+  if (!text) return [];
+  const catalog = catalogEntries ?? loadCatalog();
+  const fail = (message: string): never => {
+    throw new ConfigError([{ variable: VARIABLE, message }]);
+  };
+  let source = text;
+  let where = '';
+  if (!text.startsWith('[')) {
+    where = `${text}: `;
+    try {
+      source = readFileSync(text, 'utf8');
+    } catch (err) {
+      fail(`is neither a JSON array nor a readable file (${(err as { code?: string }).code ?? 'unreadable'})`);
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(source);
+  } catch (err) {
+    fail(`${where}not valid JSON (${(err as Error).message.slice(0, 120)})`);
+  }
+  const list = upstreamConfigSchema.safeParse(json);
+  if (!list.success) fail(`${where}${describeIssues(list.error).join('; ')}`);
+  const entries: UpstreamEntry[] = [];
+  const problems: string[] = [];
+  (list.data as unknown[]).forEach((item, index) => {
+    if (typeof item === 'string') {
+      const known = catalog.find((e) => e.name === item);
+      if (known) entries.push(known);
+      else problems.push(`[${index}]: "${item}" is not in the catalog (known: ${catalog.map((e) => e.name).join(', ')})`);
+      return;
+    }
+    const entry = upstreamEntrySchema.safeParse(item);
+    if (entry.success) entries.push(entry.data);
+    else problems.push(...describeIssues(entry.error, `[${index}]`));
+  });
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    if (seen.has(entry.name)) problems.push(`"${entry.name}" is listed twice`);
+    seen.add(entry.name);
+  }
+  if (problems.length) fail(`${where}${problems.join('; ')}`);
+  return entries;
+}

@@ -1,0 +1,150 @@
+import type { AllowedHost } from '../../core/network-policy.js';
+import type { Credential, DynamicTools, Provider, ToolDefinition, ToolLogger } from '../sdk.js';
+import type { UpstreamEntry } from './entry.js';
+import { guardedFetch } from './guarded-fetch.js';
+import type { CallToolAnswer } from './result.js';
+import { credentialKey, UpstreamSessions } from './sessions.js';
+import { convertTools, type ListedTool, UPSTREAM_LIMITS } from './tools.js';
+
+export interface UpstreamOptions {
+  /** UPSTREAM_MCP_ALLOWED_HOSTS: hosts reachable even at loopback/private addresses. */
+  allowedHosts: readonly AllowedHost[];
+  /** CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: every upstream response body is cut here. */
+  maxResponseBytes: number;
+  /** UPSTREAM_MCP_TOOLS_TTL_SEC: a tool list is listed again after this. */
+  toolsTtlSec: number;
+  /** Switchboard's version, sent as the MCP client's. */
+  version: string;
+  logger?: ToolLogger;
+}
+
+/** The bounded time a search waits for a first listing of a server nobody listed yet. */
+const FIRST_LISTING_WAIT_MS = 5000;
+/** After a failed listing, searches do not wait on this server again for this long. */
+const FAILED_LISTING_BACKOFF_MS = 30_000;
+
+/**
+ * The tools of one upstream server: listed per credential (`shared` for `auth: none`) with a TTL,
+ * forgotten on `notifications/tools/list_changed`. The most recent listing is the shared catalog
+ * search shows to everyone, connected or not.
+ */
+class UpstreamToolLists implements DynamicTools {
+  private readonly lists = new Map<string, { tools: ToolDefinition[]; at: number }>();
+  private readonly pending = new Map<string, Promise<ToolDefinition[]>>();
+  private latest: ToolDefinition[] = [];
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private changes = 0;
+  readonly sessions: UpstreamSessions;
+
+  constructor(
+    private readonly entry: UpstreamEntry,
+    private readonly options: UpstreamOptions,
+  ) {
+    const fetch = guardedFetch({ allowed: options.allowedHosts, maxBytes: options.maxResponseBytes });
+    this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.lists.delete(key));
+  }
+
+  shared(): ToolDefinition[] {
+    return this.latest;
+  }
+
+  version(): number {
+    return this.changes;
+  }
+
+  close(): Promise<void> {
+    return this.sessions.closeAll();
+  }
+
+  async list(credential: Credential, signal: AbortSignal): Promise<ToolDefinition[]> {
+    const key = credentialKey(credential);
+    const cached = this.lists.get(key);
+    if (cached && Date.now() - cached.at < this.options.toolsTtlSec * 1000) return cached.tools;
+    let pending = this.pending.get(key);
+    if (!pending) {
+      pending = this.fetchList(credential, signal).finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
+    }
+    return pending;
+  }
+
+  async warm(): Promise<void> {
+    if (this.entry.auth.type !== 'none') return;
+    const cached = this.lists.get('shared');
+    if (cached && Date.now() - cached.at < this.options.toolsTtlSec * 1000) return;
+    // A server that is down does not slow every search: one try per back-off period.
+    if (Date.now() - this.failedAt < FAILED_LISTING_BACKOFF_MS) return;
+    const listing = this.list({ type: 'none' }, AbortSignal.timeout(30_000)).catch((err: Error) => {
+      this.failedAt = Date.now();
+      this.options.logger?.warn(
+        { integration: this.entry.name, err: err.message.slice(0, 200) },
+        'could not list an upstream server’s tools',
+      );
+    });
+    // Stale data is answered at once and refreshed behind; only a first listing is waited for (bounded).
+    if (!cached) await Promise.race([listing, new Promise((r) => setTimeout(r, FIRST_LISTING_WAIT_MS).unref())]);
+  }
+
+  private async fetchList(credential: Credential, signal: AbortSignal): Promise<ToolDefinition[]> {
+    const listed: ListedTool[] = [];
+    await this.sessions.run(credential, signal, async (client) => {
+      listed.length = 0;
+      let cursor: string | undefined;
+      for (let page = 0; page < UPSTREAM_LIMITS.pages; page++) {
+        const answer = await client.listTools(cursor ? { cursor } : undefined, UpstreamSessions.options(signal));
+        listed.push(...(answer.tools as ListedTool[]));
+        cursor = answer.nextCursor;
+        if (!cursor || listed.length > UPSTREAM_LIMITS.tools * 2) break;
+      }
+    });
+    const { tools, dropped } = convertTools(this.entry, listed, (name, args, ctx) => this.call(name, args, ctx.credential, ctx.signal));
+    if (dropped.length)
+      this.options.logger?.warn({ integration: this.entry.name, dropped: dropped.slice(0, 20) }, 'upstream tools left out');
+    this.lists.set(credentialKey(credential), { tools, at: Date.now() });
+    this.latest = tools;
+    this.changes++;
+    return tools;
+  }
+
+  private call(name: string, args: unknown, credential: Credential, signal: AbortSignal): Promise<CallToolAnswer> {
+    return this.sessions.run(credential, signal, (client) =>
+      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, UpstreamSessions.options(signal)),
+    ) as Promise<CallToolAnswer>;
+  }
+}
+
+/** `deepwiki` → `deepwiki`, `microsoft-learn` → `microsoft_learn`: the flat tool-name prefix. */
+export const toolPrefixOf = (name: string): string => name.replace(/-/g, '_');
+
+/** One upstream MCP server as a provider whose tools are listed from the server. */
+export function upstreamProvider(entry: UpstreamEntry, options: UpstreamOptions): Provider {
+  if (entry.auth.type === 'oauth2') {
+    throw new Error(`upstream "${entry.name}" uses oauth2, which needs the upstream OAuth module (not yet part of this build)`);
+  }
+  const lists = new UpstreamToolLists(entry, options);
+  const auth = entry.auth;
+  return {
+    manifest: {
+      name: entry.name,
+      version: '1.0.0',
+      displayName: entry.displayName,
+      description: entry.description ?? `Remote MCP server at ${new URL(entry.url).host}`,
+      auth: auth.type,
+      envPrefix: `UPSTREAM_${toolPrefixOf(entry.name).toUpperCase()}`,
+      toolPrefix: toolPrefixOf(entry.name),
+      apiBaseUrl: entry.url,
+      ...(auth.type === 'apikey' && {
+        apiKeyFields: [{ name: 'apiKey', label: auth.label, secret: true, ...(auth.placeholder && { placeholder: auth.placeholder }) }],
+      }),
+    },
+    tools: [],
+    dynamicTools: lists,
+    // The key's test call: listing the tools with it (a refused key is a 401), which also fills the catalog.
+    ...(auth.type === 'apikey' && {
+      async identify(ctx) {
+        await lists.list(ctx.credential, ctx.signal);
+        return { externalId: `mcp:${entry.name}`, label: entry.displayName };
+      },
+    }),
+  };
+}

@@ -1,0 +1,302 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertAccount } from '../../store/accounts.js';
+import { launchBrowser } from '../support/browser.js';
+import { signedInPage } from '../support/consent.js';
+import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
+import { freePort } from '../support/ports.js';
+
+// Upstream MCP servers as integrations, on real parts: two servers built with the official SDK
+// (one open, one needing an X-Api-Key header) and @modelcontextprotocol/server-everything from npm,
+// reached through Switchboard's JSON API and /mcp.
+
+const API_KEY = 'upstream-key-0123456789abcdef';
+
+/** server-everything's folder: the devDependency, or SERVER_EVERYTHING_DIR where node_modules is shared. */
+function everythingEntry(): string {
+  const dir = process.env.SERVER_EVERYTHING_DIR;
+  if (dir) return join(dir, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+}
+
+async function startEverything(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [everythingEntry(), 'streamableHttp'], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: 'pipe',
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server-everything did not start')), 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      if (d.toString().includes('listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+let stack: Stack;
+let open: TestUpstream;
+let internal: TestUpstream;
+let keyed: TestUpstream;
+let everything: { child: ChildProcess; url: string };
+let alice: TestUser;
+let bob: TestUser;
+
+const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}) =>
+  user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+
+beforeAll(async () => {
+  [open, keyed, internal, everything] = await Promise.all([
+    startTestUpstream(),
+    startTestUpstream({ apiKey: API_KEY }),
+    startTestUpstream(),
+    startEverything(),
+  ]);
+  stack = await startStack({
+    env: {
+      CONNECTIONS_TOOL_TIMEOUT_MS: '3000',
+      // 127.0.0.1 is allowed; `localhost` (the same loopback address, by name) is not.
+      UPSTREAM_MCP_ALLOWED_HOSTS: '127.0.0.1',
+      UPSTREAM_MCP_SERVERS: JSON.stringify([
+        { name: 'testopen', displayName: 'Test Open', url: open.url },
+        { name: 'testkey', displayName: 'Test Key', url: keyed.url, auth: { type: 'apikey', header: 'X-Api-Key', label: 'Key' } },
+        { name: 'everything', displayName: 'Everything', url: everything.url },
+        { name: 'internal', displayName: 'Internal', url: `http://localhost:${internal.port}/mcp` },
+      ]),
+    },
+  });
+  alice = await createTestUser(stack);
+  bob = await createTestUser(stack, { tenantId: alice.user.tenantId });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await Promise.all([open?.close(), keyed?.close(), internal?.close()]);
+  everything?.child.kill();
+});
+
+describe('an auth: none upstream', () => {
+  it('is listed as an always-connected integration', async () => {
+    const { body } = await alice.call('list_integrations');
+    const entry = (body.integrations ?? body).find((i: { name: string }) => i.name === 'testopen');
+    expect(entry).toMatchObject({ name: 'testopen', connected: true });
+  });
+
+  it('has its tools searchable, with sanitised names and JSON Schemas passed through', async () => {
+    const { body } = await alice.call('search_tools', { query: 'adds two numbers', integration: 'testopen' });
+    expect(body.tools.map((t: { name: string }) => t.name)).toContain('testopen_add_numbers');
+    const schema = await alice.call('get_tool_schema', { tool: 'testopen_add_numbers' });
+    expect(schema.body.schema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
+  });
+
+  it('executes: text becomes the result, structured content is preferred, images stay typed parts', async () => {
+    expect(await execute(alice, 'testopen__echo', { message: 'hi' })).toEqual({ ok: true, result: 'echo: hi' });
+    expect(await execute(alice, 'testopen__add_numbers', { a: 2, b: 3 })).toEqual({ ok: true, result: { sum: 5 } });
+    expect(await execute(alice, 'testopen__picture')).toEqual({
+      ok: true,
+      result: [
+        { type: 'text', text: 'a pixel' },
+        { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+    });
+  });
+
+  it('validates arguments against the upstream schema before anything is sent', async () => {
+    const before = open.calls.length;
+    const answer = await execute(alice, 'testopen__add_numbers', { a: 'two', b: 3 });
+    expect(answer.ok).toBe(false);
+    expect(answer.error.code).toBe('invalid_arguments');
+    expect(open.calls.length).toBe(before);
+  });
+
+  it('answers an isError result as tool_failed with the redacted server text, cut to 300 characters', async () => {
+    const answer = await execute(alice, 'testopen__fail', {});
+    expect(answer.ok).toBe(false);
+    expect(answer.error.code).toBe('tool_failed');
+    expect(answer.error.message).toContain('it broke');
+    expect(answer.error.message.length).toBeLessThanOrEqual(400);
+  });
+
+  it('maps annotations to access levels, so policy can gate destructive tools', async () => {
+    const registry = stack.services.registry;
+    expect(registry.toolByQualifiedName('testopen__echo')?.tool.access).toBe('read');
+    expect(registry.toolByQualifiedName('testopen__delete_everything')?.tool.access).toBe('destructive');
+    expect(registry.toolByQualifiedName('testopen__slow')?.tool.access).toBe('write');
+  });
+
+  it('reuses one upstream session, and recovers from a dropped session by opening a new one', async () => {
+    await execute(alice, 'testopen__echo', { message: 'one' });
+    const initsBefore = open.requests.filter((r) => r.method === 'POST' && !r.sessionId).length;
+    await execute(alice, 'testopen__echo', { message: 'two' });
+    expect(open.requests.filter((r) => r.method === 'POST' && !r.sessionId).length).toBe(initsBefore);
+    open.dropSessions();
+    const calls = open.calls.length;
+    expect(await execute(alice, 'testopen__echo', { message: 'three' })).toEqual({ ok: true, result: 'echo: three' });
+    // The call reached the tool exactly once: the 404 answered the old session before any tool ran.
+    expect(open.calls.length).toBe(calls + 1);
+  });
+
+  it('stops a call at the deadline (CONNECTIONS_TOOL_TIMEOUT_MS)', async () => {
+    const started = Date.now();
+    const answer = await execute(alice, 'testopen__slow');
+    expect(answer).toMatchObject({ ok: false, error: { code: 'timeout' } });
+    expect(Date.now() - started).toBeLessThan(4900);
+  }, 30_000);
+
+  it('lists the tools again when the server says they changed (notifications/tools/list_changed)', async () => {
+    await execute(alice, 'testopen__echo', { message: 'open a session' });
+    open.addTool('late_tool');
+    await expect.poll(async () => (await execute(alice, 'testopen__late_tool')).ok, { timeout: 10_000, interval: 300 }).toBe(true);
+  }, 20_000);
+
+  it('writes an audit row with the argument names only', async () => {
+    await execute(alice, 'testopen__echo', { message: 'very private words' });
+    const { rows } = await stack.services.pool.query(`SELECT * FROM audit_log WHERE tool = 'testopen__echo' ORDER BY id DESC LIMIT 1`);
+    expect(rows[0]).toBeDefined();
+    expect(rows[0].arg_names).toEqual(['message']);
+    expect(JSON.stringify(rows[0])).not.toContain('very private words');
+  });
+
+  it('does not know a tool the server does not offer', async () => {
+    const answer = await execute(alice, 'testopen__nope');
+    expect(answer).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});
+
+describe('network policy', () => {
+  it('refuses an upstream whose host resolves to a loopback address the operator did not allow; nothing reaches it', async () => {
+    const answer = await execute(alice, 'internal__echo', { message: 'x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(answer.error.message).toMatch(/resolves to .*loopback/);
+    expect(internal.requests).toHaveLength(0);
+    const { body } = await alice.call('search_tools', { query: 'echo', integration: 'internal' });
+    expect(body.tools).toEqual([]);
+  });
+});
+
+describe('an auth: apikey upstream', () => {
+  it('is not connected until the user adds a key, and says where', async () => {
+    const answer = await execute(bob, 'testkey__echo', { message: 'x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'not_connected' } });
+  });
+
+  it('tests the key by listing the tools (a refused key is a 401), then executes with it in the header', async () => {
+    const provider = stack.services.registry.get('testkey')!;
+    const ctx = (fields: Record<string, string>) => ({
+      credential: { type: 'apikey' as const, fields },
+      signal: AbortSignal.timeout(10_000),
+      apiBaseUrl: keyed.url,
+      fetch: fetch,
+      logger: { info() {}, warn() {} },
+      caller: { tenantId: alice.user.tenantId, userId: alice.user.id },
+    });
+    await expect(provider.identify!(ctx({ apiKey: 'wrong' }))).rejects.toMatchObject({ status: 401 });
+    expect(await provider.identify!(ctx({ apiKey: API_KEY }))).toEqual({ externalId: 'mcp:testkey', label: 'Test Key' });
+    await insertAccount(stack.services.pool, stack.services.keyring, {
+      tenantId: alice.user.tenantId,
+      ownerUserId: alice.user.id,
+      integration: 'testkey',
+      label: 'Test Key',
+      credential: { type: 'apikey', fields: { apiKey: API_KEY } },
+    });
+    expect(await execute(alice, 'testkey__echo', { message: 'keyed' })).toEqual({ ok: true, result: 'echo: keyed' });
+    expect(keyed.requests.filter((r) => r.apiKey === API_KEY).length).toBeGreaterThan(0);
+    const { body } = await alice.call('search_tools', { query: 'echo', integration: 'testkey' });
+    expect(body.tools.map((t: { name: string }) => t.name)).toContain('testkey_echo');
+  });
+
+  it('is connected through the portal API-key form: a refused key is not saved, a good one is, and tools run with it', async () => {
+    const carol = await createTestUser(stack, { tenantId: alice.user.tenantId });
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const page = await signedInPage(browser, carol);
+      await page.goto(`${stack.baseUrl}/portal/integrations/testkey`);
+      const submit = async (p: Page, value: string) => {
+        await p.getByLabel('Key').fill(value);
+        const [response] = await Promise.all([
+          p.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/portal/integrations/testkey'),
+          p.getByRole('button', { name: 'Test and save' }).click(),
+        ]);
+        await p.waitForLoadState();
+        return response;
+      };
+      const refused = await submit(page, 'not-the-key-123456');
+      expect(refused.status()).toBe(400);
+      expect(await page.getByRole('alert').textContent()).toContain('Test Key refused this key (HTTP 401)');
+      expect(await page.content()).not.toContain('not-the-key-123456');
+      expect((await execute(carol, 'testkey__echo', { message: 'x' })).error.code).toBe('not_connected');
+      const saved = await submit(page, API_KEY);
+      expect(saved.status()).toBe(200);
+      expect(await execute(carol, 'testkey__echo', { message: 'via the portal' })).toEqual({ ok: true, result: 'echo: via the portal' });
+      const { body } = await carol.call('list_connections');
+      expect(JSON.stringify(body)).toContain('testkey');
+    } finally {
+      await browser?.close();
+    }
+  }, 60_000);
+
+  it('marks the account needs_reauth when the server stops taking the key, and never echoes the key', async () => {
+    await insertAccount(stack.services.pool, stack.services.keyring, {
+      tenantId: bob.user.tenantId,
+      ownerUserId: bob.user.id,
+      integration: 'testkey',
+      label: 'Old key',
+      credential: { type: 'apikey', fields: { apiKey: 'revoked-key-zzzzzzzzzzzz' } },
+    });
+    const answer = await execute(bob, 'testkey__echo', { message: 'x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth' } });
+    expect(JSON.stringify(answer)).not.toContain('revoked-key');
+    expect(stack.logs.text()).not.toContain(API_KEY);
+    expect(stack.logs.text()).not.toContain('revoked-key-zzzz');
+  });
+});
+
+describe('@modelcontextprotocol/server-everything as an auth: none upstream', () => {
+  it('has its tools searchable and callable through the JSON API', async () => {
+    const { body } = await alice.call('connections_search', { query: 'echo', provider: 'everything' });
+    const echo = body.results.find((r: { name: string }) => r.name === 'everything__echo');
+    expect(echo).toMatchObject({ provider: 'everything', connected: true, parameters: { type: 'object', required: ['message'] } });
+    expect(await execute(alice, 'everything__echo', { message: 'from the JSON API' })).toMatchObject({
+      ok: true,
+      result: expect.stringContaining('from the JSON API'),
+    });
+    const sum = await execute(alice, 'everything__get_sum', { a: 2, b: 40 });
+    expect(JSON.stringify(sum)).toContain('42');
+  });
+
+  it('is callable through /mcp (search_tools, then execute_tools)', async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${alice.apiKey}` } },
+      }),
+    );
+    try {
+      const found = await client.callTool({ name: 'search_tools', arguments: { query: 'echo message', integration: 'everything' } });
+      expect(JSON.stringify(found.content)).toContain('everything_echo');
+      const ran = await client.callTool({
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'everything_echo', args: { message: 'via mcp' } }] },
+      });
+      expect(JSON.stringify(ran.content)).toContain('via mcp');
+    } finally {
+      await client.close();
+    }
+  });
+});

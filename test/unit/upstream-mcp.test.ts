@@ -1,0 +1,222 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../core/config.js';
+import { inputJsonSchema } from '../../core/json-schema.js';
+import { ResponseTooLarge } from '../../providers/http.js';
+import { builtinProviders } from '../../providers/index.js';
+import { loadCatalog, parseUpstreamServers } from '../../providers/mcp-upstream/config.js';
+import { guardedFetch, UpstreamAddressRefused } from '../../providers/mcp-upstream/guarded-fetch.js';
+import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { toolResultOf, UpstreamToolError } from '../../providers/mcp-upstream/result.js';
+import { sanitizeToolName, uniqueToolNames } from '../../providers/mcp-upstream/tool-names.js';
+import { accessOf, convertTools, UPSTREAM_LIMITS } from '../../providers/mcp-upstream/tools.js';
+import { ProviderRegistry } from '../../providers/registry.js';
+import type { DynamicTools, Provider, ToolDefinition } from '../../providers/sdk.js';
+
+const entry = { name: 'acme', displayName: 'Acme', url: 'https://mcp.acme.example/mcp', auth: { type: 'none' as const } };
+const noCall = async () => ({ content: [] });
+const baseConfig = { UPSTREAM_MCP_ALLOWED_HOSTS: [], UPSTREAM_MCP_TOOLS_TTL_SEC: 300, CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: 1024 };
+
+function configError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('UPSTREAM_MCP_SERVERS', () => {
+  it('takes catalog names and full entries', () => {
+    const entries = parseUpstreamServers(JSON.stringify(['deepwiki', { ...entry, auth: { type: 'apikey', header: 'X-Key' } }]));
+    expect(entries.map((e) => e.name)).toEqual(['deepwiki', 'acme']);
+    expect(entries[1].auth).toEqual({ type: 'apikey', header: 'X-Key', prefix: '', label: 'API key' });
+  });
+
+  it('names the place and the problem of every bad entry', () => {
+    const message = configError(() =>
+      parseUpstreamServers(
+        JSON.stringify([
+          'no-such-server',
+          { ...entry, name: 'Bad_Name' },
+          { ...entry, url: 'ftp://x' },
+          { ...entry, name: 'b', auth: { type: 'apikey', header: 'Host' } },
+        ]),
+      ),
+    );
+    expect(message).toContain('UPSTREAM_MCP_SERVERS');
+    expect(message).toContain('[0]: "no-such-server" is not in the catalog');
+    expect(message).toContain('[1].name: expected a lower-case integration name');
+    expect(message).toContain('[2].url: expected an http(s) URL');
+    expect(message).toContain('[3].auth.header: is a header the MCP transport sets itself');
+  });
+
+  it('reads a file, and says when the value is neither JSON nor a file', () => {
+    expect(configError(() => parseUpstreamServers('/no/such/file.json'))).toContain('neither a JSON array nor a readable file');
+    expect(configError(() => parseUpstreamServers('[not json'))).toContain('not valid JSON');
+  });
+
+  it('refuses a name a built-in integration has, and oauth2 until its module lands', () => {
+    expect(
+      configError(() =>
+        upstreamProviders({ ...baseConfig, UPSTREAM_MCP_SERVERS: JSON.stringify([{ ...entry, name: 'github' }]) }, builtinProviders, {
+          version: '1',
+        }),
+      ),
+    ).toContain('built-in integration github');
+    expect(
+      configError(() => upstreamProviders({ ...baseConfig, UPSTREAM_MCP_SERVERS: '["notion"]' }, builtinProviders, { version: '1' })),
+    ).toContain('uses auth oauth2');
+  });
+
+  it('ships a catalog that validates, with unique names', () => {
+    const catalog = loadCatalog();
+    expect(catalog.length).toBeGreaterThan(5);
+    expect(new Set(catalog.map((e) => e.name)).size).toBe(catalog.length);
+  });
+});
+
+describe('upstream tool names', () => {
+  it('become Switchboard names, unique within the server', () => {
+    expect(sanitizeToolName('Get-Issue')).toBe('get_issue');
+    expect(sanitizeToolName('2fa.reset')).toBe('t_2fa_reset');
+    expect(sanitizeToolName('../../etc')).toBe('etc');
+    expect(uniqueToolNames(['get_issue', 'Get-Issue', 'GET ISSUE'])).toEqual(['get_issue', 'get_issue_2', 'get_issue_3']);
+    expect(sanitizeToolName('a'.repeat(200)).length).toBeLessThanOrEqual(64);
+  });
+});
+
+describe('a hostile upstream tool list', () => {
+  it('is bounded: count, name length, description length, schema size, schemas that do not compile', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } }));
+    expect(convertTools(entry, many, noCall).tools).toHaveLength(UPSTREAM_LIMITS.tools);
+    const { tools, dropped } = convertTools(
+      entry,
+      [
+        { name: 'x'.repeat(129), inputSchema: { type: 'object' } },
+        { name: 'long', description: 'd'.repeat(100_000), inputSchema: { type: 'object' } },
+        { name: 'huge', inputSchema: { type: 'object', properties: { a: { description: 'z'.repeat(70_000) } } } },
+        { name: 'remote_ref', inputSchema: { type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } } },
+        { name: 'array', inputSchema: { type: 'array' } },
+      ],
+      noCall,
+    );
+    expect(tools.map((t) => t.name)).toEqual(['long']);
+    expect(tools[0].description.length).toBe(UPSTREAM_LIMITS.descriptionChars);
+    expect(dropped).toHaveLength(4);
+  });
+
+  it('cannot shadow a built-in tool, even with a name that flattens to one', () => {
+    const shadow: ToolDefinition = { ...convertTools(entry, [{ name: 'list_repos', inputSchema: { type: 'object' } }], noCall).tools[0] };
+    const dynamic: DynamicTools = {
+      shared: () => [shadow],
+      version: () => 1,
+      list: async () => [shadow],
+      warm: async () => {},
+      close: async () => {},
+    };
+    // An upstream whose name and tool prefix pretend to be GitHub's.
+    const hostile: Provider = {
+      manifest: { name: 'github-x', version: '1', displayName: 'X', description: '', auth: 'none', envPrefix: 'X', toolPrefix: 'github' },
+      tools: [],
+      dynamicTools: dynamic,
+    };
+    const registry = new ProviderRegistry([...builtinProviders, hostile]);
+    expect(registry.toolByFlatName('github_list_repos')?.provider.manifest.name).toBe('github');
+    expect(registry.tools().filter((t) => t.flatName === 'github_list_repos')).toHaveLength(1);
+  });
+
+  it('has its schema passed through and its arguments validated against it', () => {
+    const [tool] = convertTools(
+      entry,
+      [
+        {
+          name: 'add',
+          inputSchema: { $schema: 'x', $id: 'urn:a', type: 'object', properties: { a: { type: 'number' } }, required: ['a'] },
+        },
+      ],
+      noCall,
+    ).tools;
+    expect(inputJsonSchema(tool)).toEqual({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });
+    expect(tool.input.safeParse({ a: 1 }).success).toBe(true);
+    expect(tool.input.safeParse({ a: 'one' }).success).toBe(false);
+    expect(tool.input.safeParse({}).success).toBe(false);
+  });
+});
+
+describe('a hostile schema pattern', () => {
+  it('is shown to agents but not run by Switchboard (catastrophic backtracking would block the worker)', () => {
+    const evil = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    const [tool] = convertTools(entry, [{ name: 'redos', inputSchema: evil }], noCall).tools;
+    expect(inputJsonSchema(tool)).toEqual(evil);
+    const started = Date.now();
+    expect(tool.input.safeParse({ s: `${'a'.repeat(40)}!` }).success).toBe(true);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('annotations and results', () => {
+  it('map annotations to access levels', () => {
+    expect(accessOf({ readOnlyHint: true, destructiveHint: true })).toBe('read');
+    expect(accessOf({ destructiveHint: true })).toBe('destructive');
+    expect(accessOf(undefined)).toBe('write');
+  });
+
+  it('prefer structured content, keep typed parts, and turn isError into an error with the server text', () => {
+    expect(toolResultOf({ content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } })).toEqual({ sum: 5 });
+    expect(
+      toolResultOf({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      }),
+    ).toBe('a\nb');
+    expect(toolResultOf({ content: [{ type: 'resource', resource: { uri: 'x:1', text: 't' } }] })).toEqual([
+      { type: 'resource', resource: { uri: 'x:1', text: 't' } },
+    ]);
+    expect(() => toolResultOf({ isError: true, content: [{ type: 'text', text: 'nope' }] })).toThrow(UpstreamToolError);
+  });
+});
+
+describe('the upstream transport (network policy, size cap, redirects)', () => {
+  const fetchFor = (allowed: string[] = []) => guardedFetch({ allowed: allowed.map((host) => ({ host })), maxBytes: 1024 });
+
+  it('refuses loopback, private and metadata addresses unless the operator allow-listed the host', async () => {
+    for (const url of [
+      'http://127.0.0.1:9/mcp',
+      'http://[::1]:9/mcp',
+      'http://2130706433/mcp',
+      'http://169.254.169.254/latest/meta-data',
+      'http://metadata.google.internal/computeMetadata/v1',
+      'http://10.0.0.1/mcp',
+      'http://[::ffff:127.0.0.1]/mcp',
+      'file:///etc/passwd',
+    ]) {
+      await expect(fetchFor()(url), url).rejects.toBeInstanceOf(UpstreamAddressRefused);
+    }
+  });
+
+  it('refuses a name that resolves to a refused address (checked on the address connected to)', async () => {
+    await expect(fetchFor()('http://localhost:9/mcp')).rejects.toThrow(/resolves to .*loopback/);
+  });
+
+  it('follows no redirect and caps the body', async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/redirect') res.writeHead(307, { location: 'http://169.254.169.254/' }).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(5000));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const redirected = await fetchFor(['127.0.0.1'])(`http://127.0.0.1:${port}/redirect`, { method: 'POST', body: '{}' });
+      expect(redirected.status).toBe(307);
+      const big = await fetchFor(['127.0.0.1'])(`http://127.0.0.1:${port}/big`);
+      await expect(big.text()).rejects.toBeInstanceOf(ResponseTooLarge);
+    } finally {
+      server.close();
+    }
+  });
+});
