@@ -52,7 +52,12 @@ export async function discoverAuthorization(serverUrl: string, options: Discover
   const server = checkUrlShape(serverUrl, serverEgress(serverUrl, options));
   const challenge: BearerChallenge | undefined =
     options.challenge !== undefined ? bearerChallenge(options.challenge) : await probeServer(server, fetch);
-  const { metadata: resourceMetadata, url: resourceMetadataUrl } = await fetchProtectedResourceMetadata(server, challenge, fetch, challenge === undefined);
+  const { metadata: resourceMetadata, url: resourceMetadataUrl } = await fetchProtectedResourceMetadata(
+    server,
+    challenge,
+    fetch,
+    challenge === undefined,
+  );
   const resource = canonicalResource(server, resourceMetadata);
   const issuer = pickAuthorizationServer(resourceMetadata, options.expectedIssuer);
   // The authorization server is wherever the metadata says: only the operator's allow-list (not
@@ -60,7 +65,14 @@ export async function discoverAuthorization(serverUrl: string, options: Discover
   const asFetch = options.fetch ?? guardedFetch(options);
   const authorizationServer = await fetchAuthorizationServerMetadata(issuer, { ...options, fetch: asFetch });
   const scopes = challenge?.scope ?? resourceMetadata.scopes_supported;
-  return { serverUrl: server.href, resource, resourceMetadataUrl, resourceMetadata, authorizationServer, scopes: scopes?.length ? scopes : undefined };
+  return {
+    serverUrl: server.href,
+    resource,
+    resourceMetadataUrl,
+    resourceMetadata,
+    authorizationServer,
+    scopes: scopes?.length ? scopes : undefined,
+  };
 }
 
 /**
@@ -103,15 +115,22 @@ export async function fetchProtectedResourceMetadata(
     await res.body?.cancel().catch(() => {});
     if (res.status >= 500) throw new McpAuthError('metadata_unavailable', `${url.href} answered HTTP ${res.status}`, res.status);
   }
-  if (unchallenged) throw new McpAuthError('not_protected', `${server.href} did not ask for authorization and publishes no protected resource metadata`);
-  throw new McpAuthError('metadata_unavailable', `no protected resource metadata for ${server.href} (tried ${candidates.map((u) => u.pathname).join(', ')})`);
+  if (unchallenged)
+    throw new McpAuthError('not_protected', `${server.href} did not ask for authorization and publishes no protected resource metadata`);
+  throw new McpAuthError(
+    'metadata_unavailable',
+    `no protected resource metadata for ${server.href} (tried ${candidates.map((u) => u.pathname).join(', ')})`,
+  );
 }
 
 /** The `resource` to send: the metadata's, which must name this server (same origin, a prefix of its path). */
 export function canonicalResource(server: URL, metadata: ProtectedResourceMetadata): string {
   const requested = resourceUrlFromServerUrl(server);
   if (!checkResourceAllowed({ requestedResource: requested, configuredResource: metadata.resource })) {
-    throw new McpAuthError('resource_mismatch', `the protected resource metadata is for ${metadata.resource.slice(0, 200)}, not ${requested.href}`);
+    throw new McpAuthError(
+      'resource_mismatch',
+      `the protected resource metadata is for ${metadata.resource.slice(0, 200)}, not ${requested.href}`,
+    );
   }
   // Sent as the metadata writes it: authorization servers compare it exactly.
   return metadata.resource;

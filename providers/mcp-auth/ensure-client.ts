@@ -1,4 +1,10 @@
-import type { ClientIdentity, ClientRegistrationStore, PreRegisteredClient, StoredRegistration, TokenEndpointAuthMethod } from './client-identity.js';
+import type {
+  ClientIdentity,
+  ClientRegistrationStore,
+  PreRegisteredClient,
+  StoredRegistration,
+  TokenEndpointAuthMethod,
+} from './client-identity.js';
 import { CLIENT_NAME, isUsableClientIdUrl } from './client-metadata-document.js';
 import { McpAuthError } from './errors.js';
 import { type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
@@ -58,7 +64,13 @@ export async function ensureClient(as: AuthorizationServerMetadata, options: Ens
 }
 
 function identityOf(r: StoredRegistration): ClientIdentity {
-  return { issuer: r.issuer, clientId: r.clientId, clientSecret: r.clientSecret, tokenEndpointAuthMethod: r.tokenEndpointAuthMethod, kind: 'dynamic' };
+  return {
+    issuer: r.issuer,
+    clientId: r.clientId,
+    clientSecret: r.clientSecret,
+    tokenEndpointAuthMethod: r.tokenEndpointAuthMethod,
+    kind: 'dynamic',
+  };
 }
 
 /** A stored registration is still good: same redirect URI, secret not expired (with a minute's margin). */
@@ -115,8 +127,10 @@ async function register(as: AuthorizationServerMetadata, options: EnsureClientOp
   if (!clientId) throw new McpAuthError('registration_failed', `${what} has no client_id`);
   const secret = text('client_secret');
   const method = (text('token_endpoint_auth_method') as TokenEndpointAuthMethod | undefined) ?? (secret ? requested : 'none');
-  if (!KNOWN_METHODS.has(method)) throw new McpAuthError('registration_failed', `${as.issuer} registered an unsupported token endpoint auth method`);
-  if (method !== 'none' && !secret) throw new McpAuthError('registration_failed', `${as.issuer} registered a confidential client without a secret`);
+  if (!KNOWN_METHODS.has(method))
+    throw new McpAuthError('registration_failed', `${as.issuer} registered an unsupported token endpoint auth method`);
+  if (method !== 'none' && !secret)
+    throw new McpAuthError('registration_failed', `${as.issuer} registered a confidential client without a secret`);
   const expiresAt = typeof answer.client_secret_expires_at === 'number' ? answer.client_secret_expires_at : undefined;
   const token = text('registration_access_token');
   const uri = text('registration_client_uri');

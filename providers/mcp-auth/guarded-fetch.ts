@@ -114,7 +114,8 @@ function toResponse(url: URL, method: string, res: IncomingMessage, maxBytes: nu
     return capResponse(response, maxBytes);
   } catch (err) {
     res.destroy();
-    if (err instanceof ResponseTooLarge) throw new McpAuthError('response_too_large', `${url.origin}${url.pathname} answered more than ${maxBytes} bytes`);
+    if (err instanceof ResponseTooLarge)
+      throw new McpAuthError('response_too_large', `${url.origin}${url.pathname} answered more than ${maxBytes} bytes`);
     throw err;
   }
 }
@@ -141,7 +142,8 @@ export function guardedFetch(options: EgressOptions = {}): GuardedFetch {
     const signal = AbortSignal.any(signals);
     // The connection goes to the address that passed the policy, whatever DNS says now.
     const pinned: LookupFunction = (_host, opts, callback) => {
-      if ((opts as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      if ((opts as { all?: boolean }).all)
+        (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
       else callback(null, address, family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -156,7 +158,13 @@ export function guardedFetch(options: EgressOptions = {}): GuardedFetch {
       req.on('error', (err) => {
         if (err instanceof McpAuthError) reject(err);
         else if (signal.aborted) reject(new McpAuthError('metadata_unavailable', `${url.origin}${url.pathname} did not answer in time`));
-        else reject(new McpAuthError('metadata_unavailable', `${url.origin}${url.pathname} could not be reached (${(err as { code?: string }).code ?? err.message})`));
+        else
+          reject(
+            new McpAuthError(
+              'metadata_unavailable',
+              `${url.origin}${url.pathname} could not be reached (${(err as { code?: string }).code ?? err.message})`,
+            ),
+          );
       });
       req.end(body);
     });

@@ -3,9 +3,20 @@
  * client registration, PKCE + resource authorization, code exchange, refresh, step-up. Protocol
  * only: storage comes in through `ClientRegistrationStore` (store/mcp-client-registrations.ts).
  */
-export type { ClientIdentity, ClientRegistrationStore, PreRegisteredClient, StoredRegistration, TokenEndpointAuthMethod } from './client-identity.js';
+export type {
+  ClientIdentity,
+  ClientRegistrationStore,
+  PreRegisteredClient,
+  StoredRegistration,
+  TokenEndpointAuthMethod,
+} from './client-identity.js';
 export { type ClientMetadataDocument, clientMetadataDocument, isUsableClientIdUrl } from './client-metadata-document.js';
-export { type DiscoveredAuthorization, type DiscoveryOptions, discoverAuthorization, fetchAuthorizationServerMetadata } from './discovery.js';
+export {
+  type DiscoveredAuthorization,
+  type DiscoveryOptions,
+  discoverAuthorization,
+  fetchAuthorizationServerMetadata,
+} from './discovery.js';
 export { type EnsureClientOptions, ensureClient } from './ensure-client.js';
 export { McpAuthError, type McpAuthErrorCode } from './errors.js';
 export { type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';

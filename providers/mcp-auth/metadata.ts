@@ -49,7 +49,8 @@ export function parseProtectedResourceMetadata(doc: Record<string, unknown>, wha
   if (!strings(doc.authorization_servers) || doc.authorization_servers.length === 0) {
     throw invalid(what, '`authorization_servers` names no authorization server');
   }
-  if (doc.scopes_supported !== undefined && !strings(doc.scopes_supported)) throw invalid(what, '`scopes_supported` is not a list of strings');
+  if (doc.scopes_supported !== undefined && !strings(doc.scopes_supported))
+    throw invalid(what, '`scopes_supported` is not a list of strings');
   return {
     resource: doc.resource,
     authorization_servers: doc.authorization_servers,
@@ -62,7 +63,11 @@ export function parseProtectedResourceMetadata(doc: Record<string, unknown>, wha
  * served for one issuer cannot speak for another), the two endpoints, and PKCE S256, without which
  * the MCP authorization spec says to refuse.
  */
-export function parseAuthorizationServerMetadata(doc: Record<string, unknown>, expectedIssuer: string, what: string): AuthorizationServerMetadata {
+export function parseAuthorizationServerMetadata(
+  doc: Record<string, unknown>,
+  expectedIssuer: string,
+  what: string,
+): AuthorizationServerMetadata {
   if (typeof doc.issuer !== 'string' || !sameIssuer(doc.issuer, expectedIssuer)) {
     throw new McpAuthError('issuer_mismatch', `${what} names issuer ${String(doc.issuer).slice(0, 200)}, not ${expectedIssuer}`);
   }
@@ -70,11 +75,15 @@ export function parseAuthorizationServerMetadata(doc: Record<string, unknown>, e
     if (typeof doc[field] !== 'string' || !URL.canParse(doc[field])) throw invalid(what, `\`${field}\` is missing or not a URL`);
   }
   for (const field of ['registration_endpoint', 'revocation_endpoint', 'jwks_uri'] as const) {
-    if (doc[field] !== undefined && (typeof doc[field] !== 'string' || !URL.canParse(doc[field]))) throw invalid(what, `\`${field}\` is not a URL`);
+    if (doc[field] !== undefined && (typeof doc[field] !== 'string' || !URL.canParse(doc[field])))
+      throw invalid(what, `\`${field}\` is not a URL`);
   }
   const methods = doc.code_challenge_methods_supported;
   if (!strings(methods) || !methods.includes('S256')) {
-    throw new McpAuthError('pkce_unsupported', `${what} does not advertise PKCE S256 (code_challenge_methods_supported); the MCP authorization spec forbids going on`);
+    throw new McpAuthError(
+      'pkce_unsupported',
+      `${what} does not advertise PKCE S256 (code_challenge_methods_supported); the MCP authorization spec forbids going on`,
+    );
   }
   if (strings(doc.response_types_supported) && !doc.response_types_supported.includes('code')) {
     throw invalid(what, 'the authorization code flow is not supported (response_types_supported)');

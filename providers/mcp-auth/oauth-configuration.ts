@@ -33,17 +33,26 @@ export function oauthConfiguration(
 export function describeOAuthFailure(err: unknown): McpAuthError {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof McpAuthError) return e;
-    if ((e as { code?: string }).code === 'response_too_large') return new McpAuthError('response_too_large', 'the authorization server answered more than Switchboard reads');
+    if ((e as { code?: string }).code === 'response_too_large')
+      return new McpAuthError('response_too_large', 'the authorization server answered more than Switchboard reads');
   }
   if (err instanceof oidc.ResponseBodyError) {
     const code = err.error === 'invalid_client' ? 'invalid_client' : err.error;
-    return new McpAuthError(code, `the authorization server answered ${err.error}${err.error_description ? `: ${err.error_description.slice(0, 200)}` : ''}`, err.status);
+    return new McpAuthError(
+      code,
+      `the authorization server answered ${err.error}${err.error_description ? `: ${err.error_description.slice(0, 200)}` : ''}`,
+      err.status,
+    );
   }
   if (err instanceof oidc.AuthorizationResponseError) {
-    return new McpAuthError(err.error, `the authorization was refused: ${err.error}${err.error_description ? ` (${err.error_description.slice(0, 200)})` : ''}`);
+    return new McpAuthError(
+      err.error,
+      `the authorization was refused: ${err.error}${err.error_description ? ` (${err.error_description.slice(0, 200)})` : ''}`,
+    );
   }
   const e = err as { code?: string; message?: string };
-  if (e.code === 'OAUTH_INVALID_RESPONSE' && /"iss"|"state"/.test(e.message ?? '')) return new McpAuthError('callback_mismatch', e.message ?? 'the callback does not belong to this flow');
+  if (e.code === 'OAUTH_INVALID_RESPONSE' && /"iss"|"state"/.test(e.message ?? ''))
+    return new McpAuthError('callback_mismatch', e.message ?? 'the callback does not belong to this flow');
   if (e.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED' || /"iss"|"state"/.test(e.message ?? '')) {
     return new McpAuthError('callback_mismatch', `the callback does not belong to this flow: ${(e.message ?? '').slice(0, 200)}`);
   }

@@ -22,5 +22,5 @@ export async function probeServer(server: URL, fetch: GuardedFetch): Promise<Bea
     }),
   });
   await res.body?.cancel().catch(() => {});
-  return res.status === 401 || res.status === 403 ? bearerChallenge(res.headers.get('www-authenticate')) ?? {} : undefined;
+  return res.status === 401 || res.status === 403 ? (bearerChallenge(res.headers.get('www-authenticate')) ?? {}) : undefined;
 }

@@ -15,7 +15,7 @@ export interface StepUp {
  */
 export function stepUpScopes(header: string | null | undefined, granted: readonly string[] = []): StepUp | undefined {
   const challenge = bearerChallenge(header);
-  if (!challenge || challenge.error !== 'insufficient_scope' || !challenge.scope?.length) return undefined;
+  if (challenge?.error !== 'insufficient_scope' || !challenge.scope?.length) return undefined;
   const missing = challenge.scope.filter((s) => !granted.includes(s));
   if (!missing.length) return undefined;
   const scopes = [...new Set([...granted, ...challenge.scope])];

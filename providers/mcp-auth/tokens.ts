@@ -84,7 +84,12 @@ export async function refresh(
 }
 
 /** RFC 7009 revocation where the server has the endpoint; false where it has none. */
-export async function revoke(as: AuthorizationServerMetadata, client: ClientIdentity, token: string, options: Egress = {}): Promise<boolean> {
+export async function revoke(
+  as: AuthorizationServerMetadata,
+  client: ClientIdentity,
+  token: string,
+  options: Egress = {},
+): Promise<boolean> {
   if (!as.revocation_endpoint) return false;
   try {
     await oidc.tokenRevocation(oauthConfiguration(as, client, options), token);
