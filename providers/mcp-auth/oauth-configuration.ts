@@ -50,11 +50,14 @@ export function describeOAuthFailure(err: unknown): McpAuthError {
       `the authorization was refused: ${err.error}${err.error_description ? ` (${err.error_description.slice(0, 200)})` : ''}`,
     );
   }
-  const e = err as { code?: string; message?: string };
-  if (e.code === 'OAUTH_INVALID_RESPONSE' && /"iss"|"state"/.test(e.message ?? ''))
-    return new McpAuthError('callback_mismatch', e.message ?? 'the callback does not belong to this flow');
-  if (e.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED' || /"iss"|"state"/.test(e.message ?? '')) {
-    return new McpAuthError('callback_mismatch', `the callback does not belong to this flow: ${(e.message ?? '').slice(0, 200)}`);
+  const e = err as { code?: string; message?: string; cause?: { message?: string } };
+  // oauth4webapi's words for a callback of another flow: a foreign or missing `iss`, another `state`.
+  const detail = `${e.message ?? ''} ${e.cause?.message ?? ''}`;
+  if (e.code === 'OAUTH_INVALID_RESPONSE' && /"iss"|"state"/.test(detail)) {
+    return new McpAuthError(
+      'callback_mismatch',
+      `the callback does not belong to this flow: ${(e.cause?.message ?? e.message ?? '').slice(0, 200)}`,
+    );
   }
   return new McpAuthError('token_request_failed', (e.message ?? 'the OAuth request failed').slice(0, 300));
 }
