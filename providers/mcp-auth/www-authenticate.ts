@@ -40,7 +40,9 @@ export function parseChallenges(header: string): { scheme: string; params: Recor
         }
         rest = rest.slice(i + 1);
       } else {
-        value = TOKEN.exec(rest)?.[0] ?? '';
+        // Lenient where servers are: an unquoted value runs to the next comma or space
+        // (`scope=mcp:basic`, though `:` is not a token character).
+        value = /^[^\s,]+/.exec(rest)?.[0] ?? '';
         rest = rest.slice(value.length);
       }
       const key = name.toLowerCase();
