@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -21,6 +21,7 @@ import { createPool, migrate, type Pool } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
 import { clientRegistrationStore, findClientRegistration } from '../../store/mcp-client-registrations.js';
 import { consentInCode } from '../support/consent-in-code.js';
+import { startStack } from '../support/harness.js';
 import { CALLBACK, type McpAuthWorld, PRE_REGISTERED, SWITCHBOARD_ORIGIN, startMcpAuthWorld } from '../support/mcp-auth-world.js';
 
 const CIMD_URL = `${SWITCHBOARD_ORIGIN}/oauth/client-metadata.json`;
@@ -287,6 +288,38 @@ describe('Client ID Metadata Document', () => {
       ...egressFor(world),
     });
     expect(client.kind).toBe('dynamic');
+  });
+});
+
+describe('GET /oauth/client-metadata.json', () => {
+  it('serves Switchboard’s client metadata document from configuration: its own URL as client_id, the callback as the only redirect URI', async () => {
+    const stack = await startStack({ worker: false });
+    try {
+      const res = await fetch(`${stack.baseUrl}/oauth/client-metadata.json`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.headers.get('cache-control')).toContain('max-age');
+      expect(await res.json()).toEqual({
+        client_id: `${stack.baseUrl}/oauth/client-metadata.json`,
+        client_name: 'Switchboard',
+        client_uri: stack.baseUrl,
+        redirect_uris: [`${stack.baseUrl}/oauth/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      });
+      // A Host the request chose changes nothing: a foreign one is refused like on every route.
+      const port = new URL(stack.baseUrl).port;
+      const foreign = await new Promise<number>((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port, path: '/oauth/client-metadata.json', headers: { host: 'evil.example' } }, (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        }).on('error', reject);
+      });
+      expect(foreign).toBe(421);
+    } finally {
+      await stack.close();
+    }
   });
 });
 
