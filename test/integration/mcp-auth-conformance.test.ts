@@ -1,26 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { conformanceTools } from '../support/conformance.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-/** Where `npm test`'s setup put the conformance suite and its Node (scripts/setup.mjs, ensureConformanceSuite). */
-function conformanceTools(): { node: string; cli: string } {
-  const manifest = join(homedir(), '.cache', 'switchboard', 'conformance.json');
-  const tools =
-    process.env.MCP_CONFORMANCE_NODE && process.env.MCP_CONFORMANCE_CLI
-      ? { node: process.env.MCP_CONFORMANCE_NODE, cli: process.env.MCP_CONFORMANCE_CLI }
-      : existsSync(manifest)
-        ? (JSON.parse(readFileSync(manifest, 'utf8')) as { node: string; cli: string })
-        : undefined;
-  if (!tools || !existsSync(tools.node) || !existsSync(tools.cli)) {
-    throw new Error('The MCP conformance suite is not installed: run the tests with `npm test`, whose setup installs it');
-  }
-  return tools;
-}
 
 describe('the official MCP conformance suite, client auth scenarios', () => {
   it('runs Switchboard’s discovery, registration and token code (providers/mcp-auth) through every `client --suite auth` scenario; failures only as the baseline says', async () => {
