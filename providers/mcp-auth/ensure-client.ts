@@ -20,6 +20,12 @@ export interface EnsureClientOptions extends EgressOptions {
   registrations?: ClientRegistrationStore;
   /** Register again even if a registration is stored (the AS answered `invalid_client`). */
   reregister?: boolean;
+  /**
+   * Ask the authorization server whether it still knows a stored registration (RFC 7592 read with
+   * the registration access token) and register again when it does not — worth one request before
+   * a human is sent to a consent page that would only say "unknown client".
+   */
+  verify?: boolean;
   /** Scope sent with a dynamic registration (some servers limit a client to what it registered). */
   scopes?: string[];
   fetch?: GuardedFetch;
@@ -57,7 +63,9 @@ export async function ensureClient(as: AuthorizationServerMetadata, options: Ens
     );
   }
   const stored = await options.registrations.find(issuer);
-  if (stored && !options.reregister && fits(stored, options.redirectUri)) return identityOf(stored);
+  if (stored && !options.reregister && fits(stored, options.redirectUri)) {
+    if (!options.verify || (await stillRegistered(as, stored, options.fetch ?? guardedFetch(options)))) return identityOf(stored);
+  }
   const fresh = await register(as, options);
   const kept = stored ? await options.registrations.replace(stored.clientId, fresh) : await options.registrations.save(fresh);
   return identityOf(kept);
@@ -77,6 +85,23 @@ function identityOf(r: StoredRegistration): ClientIdentity {
 function fits(r: StoredRegistration, redirectUri: string): boolean {
   const expired = !!r.clientSecretExpiresAt && r.clientSecretExpiresAt * 1000 < Date.now() + 60_000;
   return r.redirectUris.includes(redirectUri) && !expired;
+}
+
+/**
+ * RFC 7592 read. Only a 401, 403 or 404 means forgotten; anything else (a 5xx, no answer) keeps
+ * the registration. The registration access token goes only to the registration endpoint's origin.
+ */
+async function stillRegistered(as: AuthorizationServerMetadata, r: StoredRegistration, fetch: GuardedFetch): Promise<boolean> {
+  if (!r.registrationClientUri || !r.registrationAccessToken || !URL.canParse(r.registrationClientUri)) return true;
+  const uri = new URL(r.registrationClientUri);
+  if (uri.origin !== new URL(as.registration_endpoint ?? as.issuer).origin) return true;
+  try {
+    const res = await fetch(uri, { headers: { authorization: `Bearer ${r.registrationAccessToken}`, accept: 'application/json' } });
+    await res.body?.cancel().catch(() => {});
+    return !(res.status === 401 || res.status === 403 || res.status === 404);
+  } catch {
+    return true;
+  }
 }
 
 /** RFC 8414's default is client_secret_basic; post where that is all the server takes. */

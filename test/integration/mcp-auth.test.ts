@@ -177,6 +177,35 @@ describe('upstream MCP OAuth against a real authorization server and an MCP serv
     expect(world.registrations).toBeGreaterThanOrEqual(3);
   });
 
+  it('a registration the authorization server forgot is found out before consent (RFC 7592 read) and registered again', async () => {
+    const found = await discoverAuthorization(world.mcpUrl, egressFor(world));
+    const registrations = clientRegistrationStore(pool, keyring);
+    const known = await ensureClient(found.authorizationServer, {
+      redirectUri: CALLBACK,
+      registrations,
+      verify: true,
+      ...egressFor(world),
+    });
+    expect(
+      (await ensureClient(found.authorizationServer, { redirectUri: CALLBACK, registrations, verify: true, ...egressFor(world) })).clientId,
+    ).toBe(known.clientId);
+    const stored = await registrations.find(world.issuer);
+    const forget = await fetch(stored?.registrationClientUri as string, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${stored?.registrationAccessToken}` },
+    });
+    expect(forget.status).toBe(204);
+    const fresh = await ensureClient(found.authorizationServer, {
+      redirectUri: CALLBACK,
+      registrations,
+      verify: true,
+      ...egressFor(world),
+    });
+    expect(fresh.clientId).not.toBe(known.clientId);
+    const { tokens } = await connect(world, found, fresh, 'erin');
+    expect(await callTool(world, tokens.accessToken, 'whoami')).toBe('erin');
+  });
+
   it('a pre-registered client is used first, and only with the issuer it names', async () => {
     const found = await discoverAuthorization(world.mcpUrl, egressFor(world));
     const client = await ensureClient(found.authorizationServer, {

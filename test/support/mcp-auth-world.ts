@@ -83,6 +83,8 @@ export async function startMcpAuthWorld(options: { cimd?: boolean; accessTokenTt
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: true },
+      // So a test can make the server forget a client (DELETE with its registration access token).
+      registrationManagement: { enabled: true },
       revocation: { enabled: true },
       clientIdMetadataDocument: { enabled: options.cimd ?? true, ack: 'draft-02' },
       resourceIndicators: {
