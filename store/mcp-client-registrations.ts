@@ -1,5 +1,5 @@
 import type { ClientRegistrationStore, StoredRegistration, TokenEndpointAuthMethod } from '../providers/mcp-auth/client-identity.js';
-import type { Keyring } from './keyring.js';
+import { Keyring } from './keyring.js';
 import type { Queryable } from './queryable.js';
 
 /**
@@ -102,4 +102,22 @@ export function clientRegistrationStore(db: Queryable, keyring: Keyring): Client
     save: (registration) => saveClientRegistration(db, keyring, registration),
     replace: (previous, registration) => replaceClientRegistration(db, keyring, previous, registration),
   };
+}
+
+/** Re-seals every registration's secrets under the active key (`keys reseal`); returns how many moved. */
+export async function resealClientRegistrations(db: Queryable, keyring: Keyring): Promise<number> {
+  const { rows } = await db.query<Row>('SELECT * FROM mcp_client_registrations WHERE sealed IS NOT NULL');
+  let moved = 0;
+  for (const row of rows) {
+    if (!row.sealed || Keyring.keyIdOf(row.sealed) === keyring.activeKeyId) continue;
+    const aadOfRow = aad(row.issuer, row.client_id);
+    const resealed = keyring.encrypt(keyring.decrypt(row.sealed, aadOfRow, 'client-registration'), aadOfRow, 'client-registration');
+    const { rowCount } = await db.query('UPDATE mcp_client_registrations SET sealed = $3 WHERE issuer = $1 AND sealed = $2', [
+      row.issuer,
+      row.sealed,
+      resealed,
+    ]);
+    moved += rowCount ?? 0;
+  }
+  return moved;
 }

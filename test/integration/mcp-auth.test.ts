@@ -19,13 +19,17 @@ import {
 } from '../../providers/mcp-auth/index.js';
 import { createPool, migrate, type Pool } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
-import { clientRegistrationStore, findClientRegistration } from '../../store/mcp-client-registrations.js';
+import { clientRegistrationStore, findClientRegistration, resealClientRegistrations } from '../../store/mcp-client-registrations.js';
 import { consentInCode } from '../support/consent-in-code.js';
 import { startStack } from '../support/harness.js';
 import { CALLBACK, type McpAuthWorld, PRE_REGISTERED, SWITCHBOARD_ORIGIN, startMcpAuthWorld } from '../support/mcp-auth-world.js';
 
 const CIMD_URL = `${SWITCHBOARD_ORIGIN}/oauth/client-metadata.json`;
-const keyring = new Keyring(new Map([['k1', randomBytes(32)]]));
+const keyringEntries = new Map([
+  ['k1', randomBytes(32)],
+  ['k2', randomBytes(32)],
+]);
+const keyring = new Keyring(keyringEntries, 'k1');
 let pool: Pool;
 let schema: string;
 
@@ -111,6 +115,12 @@ describe('upstream MCP OAuth against a real authorization server and an MCP serv
     const stored = await findClientRegistration(pool, keyring, world.issuer);
     expect(stored?.registrationAccessToken).toBeTruthy();
     expect(JSON.stringify(rows)).not.toContain(stored?.registrationAccessToken as string);
+    // After a key rotation, `keys reseal` moves the registration to the new key; it still opens.
+    const rotated = new Keyring(keyringEntries, 'k2');
+    expect(await resealClientRegistrations(pool, rotated)).toBe(1);
+    expect((await findClientRegistration(pool, rotated, world.issuer))?.clientSecret).toBe(client.clientSecret);
+    expect(await resealClientRegistrations(pool, rotated)).toBe(0);
+    expect(await resealClientRegistrations(pool, keyring)).toBe(1);
 
     const { request, callback, tokens } = await connect(world, found, client, 'alice');
     expect(request.url.searchParams.get('resource')).toBe(world.mcpUrl);
