@@ -1,5 +1,6 @@
 import { buildDiscoveryUrls } from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
+import { formatIp, normalizeHost, parseIp } from '../../core/network-policy.js';
 import { McpAuthError } from './errors.js';
 import { checkUrlShape, type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import {
@@ -82,7 +83,9 @@ export async function discoverAuthorization(serverUrl: string, options: Discover
 export function serverEgress(serverUrl: string, options: EgressOptions): EgressOptions {
   const url = new URL(serverUrl);
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  return { ...options, allowedHosts: [...(options.allowedHosts ?? []), { host: url.hostname.replace(/^\[|\]$/g, ''), port }] };
+  const ip = parseIp(url.hostname);
+  const host = ip ? formatIp(ip) : normalizeHost(url.hostname);
+  return { ...options, allowedHosts: [...(options.allowedHosts ?? []), { host, port }] };
 }
 
 /** RFC 9728 metadata: the challenge's `resource_metadata` (same origin only), else the well-known URLs. */

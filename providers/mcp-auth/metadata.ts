@@ -72,11 +72,10 @@ export function parseAuthorizationServerMetadata(
     throw new McpAuthError('issuer_mismatch', `${what} names issuer ${String(doc.issuer).slice(0, 200)}, not ${expectedIssuer}`);
   }
   for (const field of ['authorization_endpoint', 'token_endpoint'] as const) {
-    if (typeof doc[field] !== 'string' || !URL.canParse(doc[field])) throw invalid(what, `\`${field}\` is missing or not a URL`);
+    if (!isWebUrl(doc[field])) throw invalid(what, `\`${field}\` is missing or not an http(s) URL`);
   }
   for (const field of ['registration_endpoint', 'revocation_endpoint', 'jwks_uri'] as const) {
-    if (doc[field] !== undefined && (typeof doc[field] !== 'string' || !URL.canParse(doc[field])))
-      throw invalid(what, `\`${field}\` is not a URL`);
+    if (doc[field] !== undefined && !isWebUrl(doc[field])) throw invalid(what, `\`${field}\` is not an http(s) URL`);
   }
   const methods = doc.code_challenge_methods_supported;
   if (!strings(methods) || !methods.includes('S256')) {
@@ -89,6 +88,17 @@ export function parseAuthorizationServerMetadata(
     throw invalid(what, 'the authorization code flow is not supported (response_types_supported)');
   }
   return doc as AuthorizationServerMetadata;
+}
+
+/**
+ * An http(s) URL without credentials. The authorization endpoint is where a human's browser is sent:
+ * never a `javascript:` or `data:` URL, whatever the metadata says (what Switchboard itself fetches
+ * is checked again, with addresses, by the guarded fetch).
+ */
+function isWebUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
 }
 
 /** Issuer identifiers compare as URLs (a bare origin with or without its `/`), else exactly. */

@@ -73,9 +73,11 @@ describe('metadata checks', () => {
     expect(() => parseAuthorizationServerMetadata({ ...as, code_challenge_methods_supported: undefined }, as.issuer, 'doc')).toThrow(
       expect.objectContaining({ code: 'pkce_unsupported' }),
     );
-    expect(() => parseAuthorizationServerMetadata({ ...as, token_endpoint: 'not a url' }, as.issuer, 'doc')).toThrow(
-      expect.objectContaining({ code: 'metadata_invalid' }),
-    );
+    for (const endpoint of ['not a url', 'javascript:alert(1)', 'data:text/html,x', 'https://u:p@auth.example.com/authorize']) {
+      expect(() => parseAuthorizationServerMetadata({ ...as, authorization_endpoint: endpoint }, as.issuer, 'doc')).toThrow(
+        expect.objectContaining({ code: 'metadata_invalid' }),
+      );
+    }
     expect(sameIssuer('https://a.example', 'https://a.example/')).toBe(true);
     expect(sameIssuer('https://a.example/t1', 'https://a.example/t1/')).toBe(false);
   });
