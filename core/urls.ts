@@ -9,3 +9,10 @@ export const oauthCallbackUrl = (config: Pick<Config, 'PUBLIC_BASE_URL'>) => `${
 export function safeNext(next: unknown): string {
   return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\') ? next : '/portal';
 }
+
+/**
+ * Switchboard's OAuth Client ID Metadata Document: its URL is Switchboard's client id at every
+ * authorization server that supports such documents (upstream MCP servers' OAuth).
+ */
+export const clientMetadataDocumentUrl = (config: Pick<Config, 'PUBLIC_BASE_URL'>) =>
+  `${config.PUBLIC_BASE_URL}/oauth/client-metadata.json`;

@@ -11,6 +11,7 @@ import { mcpRouter } from './mcp.js';
 import { httpToolByName } from './meta/index.js';
 import { runMetaTool } from './meta/meta-tool.js';
 import { handleOAuthCallback } from './oauth/callback.js';
+import { serveClientMetadata } from './oauth/client-metadata.js';
 import { handleConnectLink } from './oauth/connect-link.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { cookieCaptureRouter } from './portal/cookie-capture/router.js';
@@ -85,6 +86,7 @@ export function createApp(ctx: ServiceContext): express.Express {
   app.use(['/portal', '/connect', '/oauth'], refuseCrossSiteWrites(ctx));
   app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
   app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
+  app.get('/oauth/client-metadata.json', serveClientMetadata(ctx.config));
   app.use(portalRouter(ctx));
   app.use(cookieCaptureRouter(ctx));
 

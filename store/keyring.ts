@@ -14,6 +14,9 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
  *   opens a stored credential.
  * - `result`: tool results kept in Postgres instead of Temporal's history (store/stored-results.ts);
  *   agents' workers, which hold the payload key alone, cannot open them.
+ * - `client-registration`: the client secrets and registration access tokens of Switchboard's
+ *   dynamic registrations at upstream MCP servers' authorization servers
+ *   (store/mcp-client-registrations.ts), shared by every tenant, so never under a tenant row's key.
  * Values sealed before the split (format `v1`, payloads without a scheme mark) were sealed with
  * the raw entry; they still open with it (`legacy`), and `keys reseal` moves stored ones on.
  *
@@ -35,7 +38,10 @@ export class KeyringError extends Error {
 }
 
 /** What a derived key is for; `legacy` is the raw keyring entry, for values sealed before the split. */
-export type KeyPurpose = 'at-rest' | 'payload' | 'result' | 'legacy';
+export type KeyPurpose = 'at-rest' | 'payload' | 'result' | 'client-registration' | 'legacy';
+
+/** Purposes of values sealed at rest in the `v2` text format. */
+export type AtRestPurpose = 'at-rest' | 'client-registration';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -66,6 +72,7 @@ export class Keyring {
           ['at-rest', each((raw) => derive(raw, 'at-rest'))],
           ['payload', each((raw) => derive(raw, 'payload'))],
           ['result', each((raw) => derive(raw, 'result'))],
+          ['client-registration', each((raw) => derive(raw, 'client-registration'))],
         ]);
   }
 
@@ -81,20 +88,20 @@ export class Keyring {
     return ids.map((id) => `${id}:${this.keyFor('payload', id).toString('base64')}`).join(',');
   }
 
-  /** Seals a secret at rest (at-rest key). */
-  encrypt(plaintext: string, aad: string): string {
-    const { keyId, iv, body, tag } = this.seal('at-rest', Buffer.from(plaintext, 'utf8'), aad);
+  /** Seals a secret at rest (the at-rest key, or another at-rest purpose's). */
+  encrypt(plaintext: string, aad: string, purpose: AtRestPurpose = 'at-rest'): string {
+    const { keyId, iv, body, tag } = this.seal(purpose, Buffer.from(plaintext, 'utf8'), aad);
     return [AT_REST_FORMAT, keyId, iv.toString('base64url'), body.toString('base64url'), tag.toString('base64url')].join('.');
   }
 
   /** Opens a secret at rest: `v2` under the at-rest key, `v1` (sealed before the split) under the raw key. */
-  decrypt(sealed: string, aad: string): string {
+  decrypt(sealed: string, aad: string, atRestPurpose: AtRestPurpose = 'at-rest'): string {
     const parts = sealed.split('.');
     if (parts.length !== 5 || (parts[0] !== AT_REST_FORMAT && parts[0] !== LEGACY_FORMAT)) {
       throw new KeyringError('bad_ciphertext', 'not a sealed value');
     }
     const [format, keyId, iv, body, tag] = parts;
-    const purpose = format === AT_REST_FORMAT ? 'at-rest' : 'legacy';
+    const purpose = format === AT_REST_FORMAT ? atRestPurpose : 'legacy';
     const [ivBytes, bodyBytes, tagBytes] = [iv, body, tag].map((p) => Buffer.from(p, 'base64url'));
     return this.open(purpose, keyId, ivBytes, bodyBytes, tagBytes, aad).toString('utf8');
   }

@@ -1,6 +1,7 @@
 // API keys and the encryption keyring.
 import { resealCredentials } from '../../store/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
+import { resealClientRegistrations } from '../../store/mcp-client-registrations.js';
 import { type Command, need, oneOptionCommand, requireUser, tenantCommand, UsageError } from './cli.js';
 
 export const keyCommands: Command[] = [
@@ -26,11 +27,13 @@ export const keyCommands: Command[] = [
   {
     name: 'reseal',
     synopsis: '',
-    summary: 'Re-encrypt stored credentials under the active key',
+    summary: 'Re-encrypt stored credentials (and upstream client registrations) under the active key',
     details: 'The active key is ENCRYPTION_ACTIVE_KEY_ID (default: the first of ENCRYPTION_KEYS).',
     async run(_, __, ctx) {
       const keyring = ctx.keyring();
-      ctx.out(`re-sealed ${await resealCredentials(await ctx.db(), keyring)} credentials under key ${keyring.activeKeyId}`);
+      const db = await ctx.db();
+      ctx.out(`re-sealed ${await resealCredentials(db, keyring)} credentials under key ${keyring.activeKeyId}`);
+      ctx.out(`re-sealed ${await resealClientRegistrations(db, keyring)} upstream client registrations under key ${keyring.activeKeyId}`);
     },
   },
   {

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { conformanceTools } from '../support/conformance.js';
 import { createTestUser, startStack, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 import { rawRequest } from '../support/raw-http.js';
@@ -217,21 +218,6 @@ describe('finding 10: in a real browser', () => {
     }
   });
 });
-
-/** Where `npm test`'s setup put the conformance suite and its Node (scripts/setup.mjs, ensureConformanceSuite). */
-function conformanceTools(): { node: string; cli: string } {
-  const manifest = join(homedir(), '.cache', 'switchboard', 'conformance.json');
-  const tools =
-    process.env.MCP_CONFORMANCE_NODE && process.env.MCP_CONFORMANCE_CLI
-      ? { node: process.env.MCP_CONFORMANCE_NODE, cli: process.env.MCP_CONFORMANCE_CLI }
-      : existsSync(manifest)
-        ? (JSON.parse(readFileSync(manifest, 'utf8')) as { node: string; cli: string })
-        : undefined;
-  if (!tools || !existsSync(tools.node) || !existsSync(tools.cli)) {
-    throw new Error('The MCP conformance suite is not installed: run the tests with `npm test`, whose setup installs it');
-  }
-  return tools;
-}
 
 /**
  * A front door that adds the bearer key the conformance CLI cannot send, and passes everything

@@ -1,0 +1,26 @@
+/**
+ * OAuth for remote MCP servers as the MCP authorization spec (2025-11-25) says: discovery,
+ * client registration, PKCE + resource authorization, code exchange, refresh, step-up. Protocol
+ * only: storage comes in through `ClientRegistrationStore` (store/mcp-client-registrations.ts).
+ */
+export type {
+  ClientIdentity,
+  ClientRegistrationStore,
+  PreRegisteredClient,
+  StoredRegistration,
+  TokenEndpointAuthMethod,
+} from './client-identity.js';
+export { type ClientMetadataDocument, clientMetadataDocument, isUsableClientIdUrl } from './client-metadata-document.js';
+export {
+  type DiscoveredAuthorization,
+  type DiscoveryOptions,
+  discoverAuthorization,
+  fetchAuthorizationServerMetadata,
+} from './discovery.js';
+export { type EnsureClientOptions, ensureClient } from './ensure-client.js';
+export { McpAuthError, type McpAuthErrorCode } from './errors.js';
+export { type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
+export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './metadata.js';
+export { type StepUp, stepUpScopes } from './step-up.js';
+export { type AuthorizationRequest, authorizationRequest, exchangeCode, refresh, revoke, type TokenSet } from './tokens.js';
+export { bearerChallenge } from './www-authenticate.js';

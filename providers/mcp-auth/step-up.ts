@@ -1,0 +1,24 @@
+import { bearerChallenge } from './www-authenticate.js';
+
+/** What a step-up authorization asks for, and why (for the agent's `needs_reauth`). */
+export interface StepUp {
+  scopes: string[];
+  reason: string;
+}
+
+/**
+ * From a 403's `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (MCP authorization
+ * 2025-11-25, "Scope Challenge Handling"): the scopes of a new authorization — the granted ones
+ * and the challenged ones together, so the upgrade loses nothing the token already had.
+ * Undefined when the answer is not an insufficient_scope challenge, or asks for nothing new (a
+ * step-up would not help: the caller reports the failure instead of looping).
+ */
+export function stepUpScopes(header: string | null | undefined, granted: readonly string[] = []): StepUp | undefined {
+  const challenge = bearerChallenge(header);
+  if (challenge?.error !== 'insufficient_scope' || !challenge.scope?.length) return undefined;
+  const missing = challenge.scope.filter((s) => !granted.includes(s));
+  if (!missing.length) return undefined;
+  const scopes = [...new Set([...granted, ...challenge.scope])];
+  const why = challenge.errorDescription ? `: ${challenge.errorDescription.slice(0, 200)}` : '';
+  return { scopes, reason: `the server needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}${why}` };
+}
