@@ -1,8 +1,9 @@
 import { buildDiscoveryUrls } from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import { formatIp, normalizeHost, parseIp } from '../../core/network-policy.js';
+import type { EgressOptions, GuardedFetch } from '../guarded-fetch.js';
+import { checkAuthUrlShape, mcpAuthFetch } from './egress.js';
 import { McpAuthError } from './errors.js';
-import { checkUrlShape, type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import {
   type AuthorizationServerMetadata,
   type ProtectedResourceMetadata,
@@ -49,8 +50,8 @@ const ACCEPT_JSON = { accept: 'application/json' };
  * have Switchboard ask the user for a token meant for another service.
  */
 export async function discoverAuthorization(serverUrl: string, options: DiscoveryOptions = {}): Promise<DiscoveredAuthorization> {
-  const fetch = options.fetch ?? guardedFetch(serverEgress(serverUrl, options));
-  const server = checkUrlShape(serverUrl, serverEgress(serverUrl, options));
+  const fetch = options.fetch ?? mcpAuthFetch(serverEgress(serverUrl, options));
+  const server = checkAuthUrlShape(serverUrl, serverEgress(serverUrl, options));
   const challenge: BearerChallenge | undefined =
     options.challenge !== undefined ? bearerChallenge(options.challenge) : await probeServer(server, fetch);
   const { metadata: resourceMetadata, url: resourceMetadataUrl } = await fetchProtectedResourceMetadata(
@@ -63,7 +64,7 @@ export async function discoverAuthorization(serverUrl: string, options: Discover
   const issuer = pickAuthorizationServer(resourceMetadata, options.expectedIssuer);
   // The authorization server is wherever the metadata says: only the operator's allow-list (not
   // the server's own) lets it be on a private address.
-  const asFetch = options.fetch ?? guardedFetch(options);
+  const asFetch = options.fetch ?? mcpAuthFetch(options);
   const authorizationServer = await fetchAuthorizationServerMetadata(issuer, { ...options, fetch: asFetch });
   const scopes = challenge?.scope ?? resourceMetadata.scopes_supported;
   return {
@@ -158,8 +159,8 @@ export async function fetchAuthorizationServerMetadata(
   issuer: string,
   options: EgressOptions & { fetch?: GuardedFetch } = {},
 ): Promise<AuthorizationServerMetadata> {
-  const fetch = options.fetch ?? guardedFetch(options);
-  checkUrlShape(issuer, options);
+  const fetch = options.fetch ?? mcpAuthFetch(options);
+  checkAuthUrlShape(issuer, options);
   for (const { url } of buildDiscoveryUrls(issuer)) {
     const res = await fetch(url, { headers: ACCEPT_JSON });
     if (res.status === 200) {

@@ -1,3 +1,4 @@
+import type { EgressOptions, GuardedFetch } from '../guarded-fetch.js';
 import type {
   ClientIdentity,
   ClientRegistrationStore,
@@ -6,8 +7,8 @@ import type {
   TokenEndpointAuthMethod,
 } from './client-identity.js';
 import { CLIENT_NAME, isUsableClientIdUrl } from './client-metadata-document.js';
+import { mcpAuthFetch } from './egress.js';
 import { McpAuthError } from './errors.js';
-import { type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { type AuthorizationServerMetadata, readJsonObject, sameIssuer } from './metadata.js';
 
 export interface EnsureClientOptions extends EgressOptions {
@@ -64,7 +65,7 @@ export async function ensureClient(as: AuthorizationServerMetadata, options: Ens
   }
   const stored = await options.registrations.find(issuer);
   if (stored && !options.reregister && fits(stored, options.redirectUri)) {
-    if (!options.verify || (await stillRegistered(as, stored, options.fetch ?? guardedFetch(options)))) return identityOf(stored);
+    if (!options.verify || (await stillRegistered(as, stored, options.fetch ?? mcpAuthFetch(options)))) return identityOf(stored);
   }
   const fresh = await register(as, options);
   const kept = stored ? await options.registrations.replace(stored.clientId, fresh) : await options.registrations.save(fresh);
@@ -126,7 +127,7 @@ const KNOWN_METHODS = new Set<TokenEndpointAuthMethod>(['none', 'client_secret_b
  * `registration_access_token` and `registration_client_uri` (RFC 7592), which are kept here.
  */
 async function register(as: AuthorizationServerMetadata, options: EnsureClientOptions): Promise<StoredRegistration> {
-  const fetch = options.fetch ?? guardedFetch(options);
+  const fetch = options.fetch ?? mcpAuthFetch(options);
   const requested = methodToRegister(as);
   const endpoint = as.registration_endpoint as string;
   const res = await fetch(endpoint, {

@@ -3,6 +3,8 @@
  * client registration, PKCE + resource authorization, code exchange, refresh, step-up. Protocol
  * only: storage comes in through `ClientRegistrationStore` (store/mcp-client-registrations.ts).
  */
+
+export type { EgressOptions, GuardedFetch } from '../guarded-fetch.js';
 export type {
   ClientIdentity,
   ClientRegistrationStore,
@@ -17,9 +19,9 @@ export {
   discoverAuthorization,
   fetchAuthorizationServerMetadata,
 } from './discovery.js';
+export { mcpAuthFetch } from './egress.js';
 export { type EnsureClientOptions, ensureClient } from './ensure-client.js';
 export { McpAuthError, type McpAuthErrorCode } from './errors.js';
-export { type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './metadata.js';
 export { type StepUp, stepUpScopes } from './step-up.js';
 export { type AuthorizationRequest, authorizationRequest, exchangeCode, refresh, revoke, type TokenSet } from './tokens.js';

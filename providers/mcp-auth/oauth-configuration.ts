@@ -1,7 +1,8 @@
 import * as oidc from 'openid-client';
+import type { EgressOptions, GuardedFetch } from '../guarded-fetch.js';
 import type { ClientIdentity } from './client-identity.js';
+import { mcpAuthFetch } from './egress.js';
 import { McpAuthError } from './errors.js';
-import { type EgressOptions, type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import type { AuthorizationServerMetadata } from './metadata.js';
 
 /**
@@ -22,7 +23,7 @@ export function oauthConfiguration(
         ? oidc.ClientSecretPost(client.clientSecret)
         : oidc.ClientSecretBasic(client.clientSecret);
   const config = new oidc.Configuration(as as oidc.ServerMetadata, client.clientId, undefined, auth);
-  const fetch = options.fetch ?? guardedFetch(options);
+  const fetch = options.fetch ?? mcpAuthFetch(options);
   config[oidc.customFetch] = (url, init) => fetch(url, init as RequestInit);
   // The guard already refused plain http off the operator's allow-list; what reaches here may use it.
   oidc.allowInsecureRequests(config);

@@ -1,4 +1,4 @@
-import type { GuardedFetch } from './guarded-fetch.js';
+import type { GuardedFetch } from '../guarded-fetch.js';
 import { type BearerChallenge, bearerChallenge } from './www-authenticate.js';
 
 /** The protocol revision Switchboard's probe speaks. */

@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
+import type { EgressOptions, GuardedFetch } from '../guarded-fetch.js';
 import type { TokenSet } from '../oauth-client.js';
 import type { ClientIdentity } from './client-identity.js';
-import type { EgressOptions, GuardedFetch } from './guarded-fetch.js';
 import type { AuthorizationServerMetadata } from './metadata.js';
 import { describeOAuthFailure, oauthConfiguration } from './oauth-configuration.js';
 

@@ -1,7 +1,8 @@
 import type { AllowedHost } from '../../core/network-policy.js';
+import { guardedFetch } from '../guarded-fetch.js';
 import type { Credential, DynamicTools, Provider, ToolDefinition, ToolLogger } from '../sdk.js';
+import { upstreamEgressErrors } from './egress-errors.js';
 import type { UpstreamEntry } from './entry.js';
-import { guardedFetch } from './guarded-fetch.js';
 import type { CallToolAnswer } from './result.js';
 import { credentialKey, UpstreamSessions } from './sessions.js';
 import { convertTools, type ListedTool, UPSTREAM_LIMITS } from './tools.js';
@@ -40,7 +41,13 @@ class UpstreamToolLists implements DynamicTools {
     private readonly entry: UpstreamEntry,
     private readonly options: UpstreamOptions,
   ) {
-    const fetch = guardedFetch({ allowed: options.allowedHosts, maxBytes: options.maxResponseBytes });
+    const fetch = guardedFetch({
+      allowedHosts: options.allowedHosts,
+      maxResponseBytes: options.maxResponseBytes,
+      // An MCP session's answers can be long-lived SSE streams: the SDK's own signals bound them.
+      timeoutMs: null,
+      errors: upstreamEgressErrors,
+    });
     this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.lists.delete(key));
   }
 

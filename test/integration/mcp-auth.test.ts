@@ -12,8 +12,8 @@ import {
   discoverAuthorization,
   ensureClient,
   exchangeCode,
-  guardedFetch,
   McpAuthError,
+  mcpAuthFetch,
   refresh,
   stepUpScopes,
 } from '../../providers/mcp-auth/index.js';
@@ -481,18 +481,18 @@ describe('attacks: metadata from a hostile MCP server or authorization server', 
 
   it('attack: a name that resolves to loopback (DNS rebinding) is refused, and the connection goes to the address checked', async () => {
     const canary = await hostile({ '/x': json({}) });
-    const rebinding = guardedFetch({ lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const rebinding = mcpAuthFetch({ lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
     const err = await rejection(rebinding(`https://rebind.example:${new URL(canary.origin).port}/x`));
     expect(err.code).toBe('egress_refused');
     expect(canary.hits).toEqual([]);
     // Plain http and credentials in URLs are refused off the allow-list.
-    expect((await rejection(guardedFetch()('http://example.com/x'))).code).toBe('egress_refused');
-    expect((await rejection(guardedFetch({ allowedHosts: canary.allowed })(`http://user:pw@${new URL(canary.origin).host}/x`))).code).toBe(
+    expect((await rejection(mcpAuthFetch()('http://example.com/x'))).code).toBe('egress_refused');
+    expect((await rejection(mcpAuthFetch({ allowedHosts: canary.allowed })(`http://user:pw@${new URL(canary.origin).host}/x`))).code).toBe(
       'egress_refused',
     );
     // Redirects are answered, never followed.
     const redirector = await hostile({ '/r': (_req, res) => res.writeHead(302, { location: `${canary.origin}/x` }).end() });
-    const res = await guardedFetch({ allowedHosts: redirector.allowed })(`${redirector.origin}/r`);
+    const res = await mcpAuthFetch({ allowedHosts: redirector.allowed })(`${redirector.origin}/r`);
     expect(res.status).toBe(302);
     expect(canary.hits).toEqual([]);
     await Promise.all([canary.close(), redirector.close()]);

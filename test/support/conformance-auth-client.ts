@@ -17,7 +17,7 @@ import {
   discoverAuthorization,
   ensureClient,
   exchangeCode,
-  guardedFetch,
+  mcpAuthFetch,
   type StoredRegistration,
   stepUpScopes,
   type TokenSet,
@@ -32,7 +32,7 @@ const serverUrl = process.argv[process.argv.length - 1];
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
 // The suite's servers are on this machine: the operator's allow-list is how a test reaches them.
 const egress = { allowedHosts: parseAllowedHosts('localhost,127.0.0.1') };
-const http = guardedFetch(egress);
+const http = mcpAuthFetch(egress);
 
 const stored = new Map<string, StoredRegistration>();
 const registrations: ClientRegistrationStore = {

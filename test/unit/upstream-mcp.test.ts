@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
 import { inputJsonSchema } from '../../core/json-schema.js';
+import { guardedFetch } from '../../providers/guarded-fetch.js';
 import { ResponseTooLarge } from '../../providers/http.js';
 import { builtinProviders } from '../../providers/index.js';
 import { loadCatalog, parseUpstreamServers } from '../../providers/mcp-upstream/config.js';
-import { guardedFetch, UpstreamAddressRefused } from '../../providers/mcp-upstream/guarded-fetch.js';
+import { UpstreamAddressRefused, upstreamEgressErrors } from '../../providers/mcp-upstream/egress-errors.js';
 import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { toolResultOf, UpstreamToolError } from '../../providers/mcp-upstream/result.js';
 import { sanitizeToolName, uniqueToolNames } from '../../providers/mcp-upstream/tool-names.js';
@@ -182,7 +183,13 @@ describe('annotations and results', () => {
 });
 
 describe('the upstream transport (network policy, size cap, redirects)', () => {
-  const fetchFor = (allowed: string[] = []) => guardedFetch({ allowed: allowed.map((host) => ({ host })), maxBytes: 1024 });
+  const fetchFor = (allowed: string[] = []) =>
+    guardedFetch({
+      allowedHosts: allowed.map((host) => ({ host })),
+      maxResponseBytes: 1024,
+      timeoutMs: null,
+      errors: upstreamEgressErrors,
+    });
 
   it('refuses loopback, private and metadata addresses unless the operator allow-listed the host', async () => {
     for (const url of [
