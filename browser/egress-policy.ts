@@ -1,23 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import {
-  type AllowedHost,
-  addressKindText,
-  classifyAddress,
-  describeRefusal,
-  formatIp,
-  isHostAllowListed,
-  isRefusedHostname,
-  normalizeHost,
-  parseIp,
-} from '../core/network-policy.js';
+import { type Lookup, type Refusal, type Resolution, resolveAllowedHost, systemLookup } from '../core/host-resolution.js';
+import { type AllowedHost, isHostAllowListed, normalizeHost, parseIp } from '../core/network-policy.js';
 
-/** Where a host may be reached: the address to connect to, or why not. */
-export type Resolution = { ok: true; address: string; family: 4 | 6 } | Refusal;
-
-/** Why not; `unresolved` when the name does not resolve at all (not a policy matter). */
-export type Refusal = { ok: false; reason: string; unresolved?: true };
-
-export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
+export type { Lookup, Refusal, Resolution } from '../core/host-resolution.js';
 
 /**
  * Where a browser may go at all, before addresses: cookie capture's is the service's domains
@@ -30,14 +14,11 @@ export interface HostScope {
   description: string;
 }
 
-const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
-
 /**
- * The browser's network policy with DNS: a host is reachable when every address it resolves to
- * is allowed (core/network-policy.ts), or when the operator allow-listed it (BROWSER_ALLOWED_HOSTS).
- * The egress proxy connects to exactly the address this answered, so a name cannot resolve one
- * way for the check and another way for the connection. With a scope, hosts outside it are
- * refused first (allow-listed entries are inside it). The browser built-in's is the open web
+ * The browser's network policy with DNS (core/host-resolution.ts), allow-listed by
+ * BROWSER_ALLOWED_HOSTS. The egress proxy connects to exactly the address this answered, so a
+ * name cannot resolve one way for the check and another way for the connection. With a scope,
+ * hosts outside it are refused first (allow-listed entries are inside it). The browser built-in's is the open web
  * (`new EgressPolicy(BROWSER_ALLOWED_HOSTS)`); cookie capture's are the variants below.
  */
 export class EgressPolicy {
@@ -53,30 +34,7 @@ export class EgressPolicy {
     if (this.scope && !allowListed && !this.scope.includes(host)) {
       return { ok: false, reason: `${host}:${port} is not ${this.scope.description}` };
     }
-    const literal = parseIp(host);
-    if (literal) {
-      const address = formatIp(literal);
-      const verdict = classifyAddress(literal);
-      if (!verdict.allowed && !allowListed) return { ok: false, reason: describeRefusal(address, verdict.kind) };
-      return { ok: true, address, family: literal.family };
-    }
-    if (!allowListed && isRefusedHostname(host)) return { ok: false, reason: `${host} is a cloud metadata host` };
-    let addresses: { address: string; family: number }[];
-    try {
-      addresses = await this.lookup(host);
-    } catch (err) {
-      return { ok: false, reason: `${host} does not resolve (${(err as { code?: string }).code ?? 'DNS error'})`, unresolved: true };
-    }
-    if (!addresses.length) return { ok: false, reason: `${host} does not resolve`, unresolved: true };
-    if (!allowListed) {
-      for (const { address } of addresses) {
-        const verdict = classifyAddress(address);
-        if (!verdict.allowed) return { ok: false, reason: `${host} resolves to ${address}, ${addressKindText(verdict.kind)}` };
-      }
-    }
-    // Every address passed; IPv4 first, as not every network routes IPv6.
-    const chosen = addresses.find((a) => a.family === 4) ?? addresses[0];
-    return { ok: true, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
+    return resolveAllowedHost(host, port, this.allowed, this.lookup);
   }
 
   /** Checks a URL the page wants: http or https, and a host `resolve` allows. */

@@ -1,19 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-import {
-  type AllowedHost,
-  addressKindText,
-  classifyAddress,
-  describeRefusal,
-  formatIp,
-  isHostAllowListed,
-  isRefusedHostname,
-  normalizeHost,
-  parseIp,
-} from '../core/network-policy.js';
+import { type Lookup, resolveAllowedHost } from '../core/host-resolution.js';
+import { type AllowedHost, isHostAllowListed, normalizeHost } from '../core/network-policy.js';
 import { ResponseTooLarge } from './http.js';
 import { capResponse } from './response-cap.js';
 
@@ -45,16 +35,16 @@ export interface EgressOptions {
    */
   timeoutMs?: number | null;
   /** Name resolution (tests put a rebinding resolver here). */
-  lookup?: (host: string) => Promise<{ address: string; family: number }[]>;
+  lookup?: Lookup;
 }
 
 export type GuardedFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
-const defaultLookup = (host: string) => dnsLookup(host, { all: true, verbatim: true });
 const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
-const isAllowListed = (url: URL, allowed: readonly AllowedHost[] = []) => isHostAllowListed(allowed, url.hostname, portOf(url));
+const isAllowListed = (url: URL, allowed: readonly AllowedHost[] = []) =>
+  isHostAllowListed(allowed, normalizeHost(url.hostname), portOf(url));
 const PLAIN_HTTP = 'plain http is used only for hosts the operator allow-listed';
 
 /** An http(s) URL without credentials in it; anything else is refused. */
@@ -78,39 +68,17 @@ export function checkUrlShape(raw: string | URL, allowedHosts: readonly AllowedH
 }
 
 /**
- * The address to connect to: every address the name has must be public, unless allow-listed.
- * Plain http off the allow-list is refused too, after the address checks, so a name that
- * resolves to loopback is reported as that rather than as plain http.
+ * The address to connect to (core/host-resolution.ts). Plain http off the allow-list is refused
+ * too, after the address checks, so a name that resolves to loopback is reported as that rather
+ * than as plain http.
  */
 async function resolveAllowed(url: URL, options: EgressOptions, errors: EgressErrors): Promise<{ address: string; family: 4 | 6 }> {
-  const host = normalizeHost(url.hostname);
-  const allowListed = isAllowListed(url, options.allowedHosts);
-  const plainHttpRefused = url.protocol === 'http:' && !allowListed;
-  const literal = parseIp(host);
-  if (literal) {
-    const verdict = classifyAddress(literal);
-    if (!verdict.allowed && !allowListed) throw errors.refused(describeRefusal(formatIp(literal), verdict.kind), url);
-    if (plainHttpRefused) throw errors.refused(PLAIN_HTTP, url);
-    return { address: formatIp(literal), family: literal.family };
-  }
-  if (!allowListed && isRefusedHostname(host)) throw errors.refused(`${host} is a cloud metadata host`, url);
-  let addresses: { address: string; family: number }[];
-  try {
-    addresses = await (options.lookup ?? defaultLookup)(host);
-  } catch (err) {
-    if (plainHttpRefused) throw errors.refused(PLAIN_HTTP, url);
-    throw errors.unreachable(`${host} does not resolve (${(err as { code?: string }).code ?? 'DNS error'})`, url);
-  }
-  if (!allowListed) {
-    for (const { address } of addresses) {
-      const verdict = classifyAddress(address);
-      if (!verdict.allowed) throw errors.refused(`${host} resolves to ${address}, ${addressKindText(verdict.kind)}`, url);
-    }
-  }
-  if (plainHttpRefused) throw errors.refused(PLAIN_HTTP, url);
-  const chosen = addresses.find((a) => a.family === 4) ?? addresses[0];
-  if (!chosen) throw errors.unreachable(`${host} does not resolve`, url);
-  return { address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
+  const allowed = options.allowedHosts ?? [];
+  const plainHttpRefused = url.protocol === 'http:' && !isAllowListed(url, allowed);
+  const resolution = await resolveAllowedHost(url.hostname, portOf(url), allowed, options.lookup);
+  if (plainHttpRefused && (resolution.ok || resolution.unresolved)) throw errors.refused(PLAIN_HTTP, url);
+  if (!resolution.ok) throw resolution.unresolved ? errors.unreachable(resolution.reason, url) : errors.refused(resolution.reason, url);
+  return resolution;
 }
 
 function bodyBytes(body: RequestInit['body']): Buffer | undefined {
