@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
-import { OAuthFlowError, refreshTokens } from '../providers/oauth-client.js';
+import { OAuthFlowError, type TokenSet } from '../providers/oauth-client.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Credential } from '../providers/sdk.js';
 import { loadCredential, type StoredCredential } from '../store/accounts.js';
@@ -135,7 +135,7 @@ export class CredentialStore {
     current: LoadedCredential,
     leaseId: string,
   ): Promise<LoadedCredential> {
-    const endpoints = this.registry.oauth2(account.integration);
+    const flow = this.registry.oauthFlow(account.integration);
     const refreshToken = current.credential.refreshToken;
     const dead = async (reason: string): Promise<LoadedCredential> => {
       // Only a refusal from the service marks the account (a network hiccup does not), and only
@@ -146,15 +146,15 @@ export class CredentialStore {
       this.onRefresh(account.integration, 'failed');
       throw new CredentialError('needs_reauth', reason);
     };
-    if (!refreshToken || !endpoints) return dead('the service gave no refresh token');
-    let tokens: Awaited<ReturnType<typeof refreshTokens>>;
+    if (!refreshToken || !flow) return dead('the service gave no refresh token');
+    let tokens: TokenSet;
     // While the request is out, the lease is renewed: it lapses only when this process died, so
     // no other process spends the same refresh token because this one's token endpoint is slow.
     const renewal = setInterval(() => {
       renewRefresh(this.pool, account, leaseId, REFRESH_LEASE_MS).catch(() => {});
     }, REFRESH_LEASE_MS / 3);
     try {
-      tokens = await refreshTokens(endpoints, refreshToken);
+      tokens = await flow.refresh(refreshToken, current.credential.oauth);
     } catch (err) {
       if (err instanceof OAuthFlowError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client')) {
         return dead(`the service refused the refresh (${err.code})`);

@@ -6,11 +6,12 @@ import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
+import { stepUpScopes } from '../providers/mcp-auth/index.js';
 import type { ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
-import { type Account, listUsableAccounts, setAccountStatus } from '../store/accounts.js';
+import { type Account, listUsableAccounts, markStepUp, setAccountStatus } from '../store/accounts.js';
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
@@ -51,6 +52,9 @@ interface CallAudit {
 }
 
 class DeadlineExceeded extends Error {}
+
+/** listedTool's answer to a 401 on an OAuth token it may refresh. */
+const REFRESH_AND_RETRY = Symbol('refresh-and-retry');
 
 /**
  * One tool call: policy → argument parse → credential (refreshed when near expiry) → provider
@@ -94,7 +98,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     if (provider.manifest.auth === 'none') {
       if (listed) {
         const found = await listedTool(listed, input, { type: 'none' });
-        if (!('tool' in found)) return found;
+        if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
       }
       const parsed = parse(entry!);
@@ -131,8 +135,13 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       if (credentials.needsRefresh(loaded)) loaded = await credentials.refresh(account);
       if (listed) {
         // An upstream server's tools as this account sees them (listed with its credential when stale).
-        const found = await listedTool(listed, input, toToolCredential(loaded.credential), account);
-        if (!('tool' in found)) return found;
+        let found = await listedTool(listed, input, toToolCredential(loaded.credential), account);
+        if (found === REFRESH_AND_RETRY) {
+          // A 401 on an OAuth token: one refresh, one more listing (the tool call gets the same one on its own 401).
+          loaded = await credentials.refresh(account, loaded.version);
+          found = await listedTool(listed, input, toToolCredential(loaded.credential), account, false);
+        }
+        if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
         const parsed = parse(entry);
         if (!('valid' in parsed)) return parsed;
@@ -151,21 +160,28 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
   /**
    * The entry of an upstream MCP server's tool for this credential, or the failure to answer: the
-   * server does not offer it (not_found), refused the credential (needs_reauth), or could not list.
+   * server does not offer it (not_found), refused the credential (needs_reauth), or could not list;
+   * REFRESH_AND_RETRY when an OAuth token was refused (401) and `mayRefresh`.
    */
   async function listedTool(
     provider: Provider,
     input: Required<ExecuteToolInput>,
     credential: Credential,
     account?: Account,
-  ): Promise<ToolEntry | ToolOutcome> {
+    mayRefresh = true,
+  ): Promise<ToolEntry | ToolOutcome | typeof REFRESH_AND_RETRY> {
     const integration = provider.manifest.name;
     const signal = AbortSignal.timeout(input.timeoutMs);
     try {
       const found = await deps.registry.dynamicTool(provider, input.call.tool, credential, signal);
       return found ?? failure('not_found', `No tool is named ${input.call.tool}.`);
     } catch (err) {
+      if (mayRefresh && err instanceof ProviderHttpError && err.status === 401 && account && credential.type === 'oauth2') {
+        return REFRESH_AND_RETRY;
+      }
       if (err instanceof ProviderHttpError && (err.status === 401 || err.status === 403) && account) {
+        const stepped = await stepUp(err, integration, account);
+        if (stepped) return stepped;
         await setAccountStatus(deps.pool, account.tenantId, account.id, 'needs_reauth');
         return needsReauth(integration, account);
       }
@@ -180,6 +196,23 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     return failure('needs_reauth', `The ${integration} connection "${account.label}" stopped working; ask ${who} to reconnect it.`, {
       integration,
     });
+  }
+
+  /**
+   * A 403 whose `WWW-Authenticate` says `insufficient_scope` and names scopes the token lacks
+   * (RFC 6750; the MCP authorization spec's step-up): the account needs a new consent with those
+   * scopes, which the next connect asks for. Undefined for any other 403 (a plain refusal is tool_failed).
+   */
+  async function stepUp(err: ProviderHttpError, integration: string, account: Account): Promise<ToolOutcome | undefined> {
+    const wanted = err.status === 403 ? stepUpScopes(err.challenge, account.grantedScopes) : undefined;
+    if (!wanted) return undefined;
+    await markStepUp(deps.pool, account, wanted.scopes);
+    const who = account.scope === 'tenant' ? 'an administrator' : 'the user';
+    return failure(
+      'needs_reauth',
+      `The ${integration} connection "${account.label}" needs more access: ${providerErrorText(wanted.reason, [])}. Ask ${who} to connect ${integration} again to grant it.`,
+      { integration, reason: providerErrorText(wanted.reason, []) },
+    );
   }
 
   /**
@@ -258,6 +291,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         return err.code === 'needs_reauth' && account
           ? needsReauth(integration, account)
           : failure('tool_failed', `${integration}: ${providerErrorText(err.message, secrets)}`);
+      }
+      if (err instanceof ProviderHttpError && account && auth?.loaded.credential.type === 'oauth2') {
+        const stepped = await stepUp(err, integration, account);
+        if (stepped) return stepped;
       }
       if (err instanceof UnsafePathArgument) {
         // An argument that would have moved the request off its endpoint (`..`, an encoded slash): nothing was sent.

@@ -1,5 +1,7 @@
 import { oauthCallbackUrl } from '../core/urls.js';
-import { buildConsentUrl } from '../providers/oauth-client.js';
+import { OAuthFlowError } from '../providers/oauth-client.js';
+import type { ConsentRequest } from '../providers/oauth-flow.js';
+import { stepUpScopesFor } from '../store/accounts.js';
 import { countOpenConsentRequests, getAttempt, isOpenAttempt, recordAuthorizationRequest } from '../store/connection-attempts.js';
 import { bindBrowser } from './browser-binding.js';
 import type { BrowserVisit } from './browser-visit.js';
@@ -10,7 +12,7 @@ import { CONSENT_REQUEST_TTL_SEC, MAX_OPEN_CONSENT_REQUESTS, oauthStateBinding }
 import type { ConnectionServices } from './services.js';
 import { pageAnswer, type StepAnswer } from './step-answer.js';
 
-export type ConnectLinkDeps = Pick<ConnectionServices, 'signer' | 'pool' | 'keyring' | 'registry' | 'config'>;
+export type ConnectLinkDeps = Pick<ConnectionServices, 'signer' | 'pool' | 'keyring' | 'registry' | 'config' | 'logger'>;
 
 /**
  * GET /connect/:integration?t=… — the link an agent hands its user. The signed-in human must be
@@ -45,8 +47,8 @@ export async function openConnectLink(ctx: ConnectLinkDeps, visit: BrowserVisit)
   const refused = await whyMayNotConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
   if (refused) return { kind: 'not-allowed', reason: refused };
   if (attempt.authMode === 'cookie') return { kind: 'cookie-capture', attempt };
-  const endpoints = ctx.registry.oauth2(attempt.integration);
-  if (attempt.authMode !== 'oauth2' || !endpoints) {
+  const flow = ctx.registry.oauthFlow(attempt.integration);
+  if (attempt.authMode !== 'oauth2' || !flow) {
     return pageAnswer(400, 'Cannot connect here', `${attempt.integration} is not connected through this link.`);
   }
   if ((await countOpenConsentRequests(ctx.pool, human, attempt.id, CONSENT_REQUEST_TTL_SEC)) >= MAX_OPEN_CONSENT_REQUESTS) {
@@ -56,7 +58,25 @@ export async function openConnectLink(ctx: ConnectLinkDeps, visit: BrowserVisit)
       `You have ${MAX_OPEN_CONSENT_REQUESTS} connections waiting at their services' consent pages. Finish one, or wait ${CONSENT_REQUEST_TTL_SEC / 60} minutes, then open this link again.`,
     );
   }
-  const request = await buildConsentUrl(endpoints, oauthCallbackUrl(ctx.config));
+  let request: ConsentRequest;
+  try {
+    // A step-up (a 403 insufficient_scope on the account this connect replaces) asks for the wider scopes.
+    const scopes = await stepUpScopesFor(ctx.pool, {
+      tenantId: attempt.tenantId,
+      ownerUserId: attempt.accountScope === 'tenant' ? null : attempt.userId,
+      integration: attempt.integration,
+    });
+    request = await flow.begin({ redirectUri: oauthCallbackUrl(ctx.config), scopes });
+  } catch (err) {
+    // A discovered authorization server that cannot be reached or refuses Switchboard: say so, nothing is recorded.
+    const e = err instanceof OAuthFlowError ? err : new OAuthFlowError('oauth_error', 'the sign-in could not be prepared');
+    ctx.logger.warn({ integration: attempt.integration, code: e.code, err: e.message }, 'could not prepare the consent request');
+    return pageAnswer(
+      502,
+      'Cannot connect now',
+      `${attempt.integration}'s sign-in could not be prepared (${e.code}). Try the link again later, or ask your administrator.`,
+    );
+  }
   // The attempt may have expired since it was read: then no state is recorded.
   if (!(await recordAuthorizationRequest(ctx.pool, ctx.keyring, attempt.id, request)))
     return pageAnswer(410, expired.title, expired.message);

@@ -1,4 +1,3 @@
-import { revokeToken } from '../providers/oauth-client.js';
 import { type Account, deleteAccount, readCredential } from '../store/accounts.js';
 import type { ConnectionServices } from './services.js';
 
@@ -13,12 +12,12 @@ export async function disconnectAccount(
   account: Pick<Account, 'tenantId' | 'id' | 'integration'>,
 ): Promise<{ revoked: boolean; deleted: boolean }> {
   let revoked = false;
-  const endpoints = ctx.registry.oauth2(account.integration);
-  if (endpoints?.revokeUrl) {
+  const flow = ctx.registry.oauthFlow(account.integration);
+  if (flow) {
     const credential = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
-    const token = credential?.refreshToken ?? credential?.accessToken;
+    const token = credential?.type === 'oauth2' ? (credential.refreshToken ?? credential.accessToken) : undefined;
     if (token) {
-      revoked = await revokeToken(endpoints, token).catch((err: Error) => {
+      revoked = await flow.revoke(token, credential?.oauth).catch((err: Error) => {
         ctx.logger.warn({ integration: account.integration, err: err.message }, 'revocation failed; deleting anyway');
         return false;
       });

@@ -1,5 +1,5 @@
 import { oauthCallbackUrl } from '../core/urls.js';
-import { exchangeCode, OAuthFlowError, revokeToken, type TokenSet } from '../providers/oauth-client.js';
+import { OAuthFlowError, type TokenSet } from '../providers/oauth-client.js';
 import type { Provider } from '../providers/sdk.js';
 import { type ConnectionAttempt, consumeState, isOpenAttempt } from '../store/connection-attempts.js';
 import { unbindBrowser } from './browser-binding.js';
@@ -35,7 +35,7 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
   if (!consumed) {
     return pageAnswer(400, 'Sign-in not recognised', 'This sign-in response is unknown or was already used. Open the connect link again.');
   }
-  const { attempt, codeVerifier } = consumed;
+  const { attempt, codeVerifier, oauthContext } = consumed;
   const log = ctx.logger.child({ attemptId: attempt.id, integration: attempt.integration });
   const binding = oauthStateBinding(attempt, state);
   const refusal = await whyNotFlowOwner(ctx, visit, attempt, binding);
@@ -65,9 +65,9 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     );
   }
 
-  const endpoints = ctx.registry.oauth2(attempt.integration);
+  const flow = ctx.registry.oauthFlow(attempt.integration);
   const provider = ctx.registry.get(attempt.integration);
-  if (!endpoints || !provider) return pageAnswer(400, 'Not connected', `${attempt.integration} is not configured on this server.`);
+  if (!flow || !provider) return pageAnswer(400, 'Not connected', `${attempt.integration} is not configured on this server.`);
 
   // Rebuild the URL from the configured public base URL, never from the Host header.
   const callbackUrl = new URL(oauthCallbackUrl(ctx.config));
@@ -75,7 +75,7 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
 
   let tokens: TokenSet;
   try {
-    tokens = await exchangeCode(endpoints, callbackUrl, { codeVerifier, expectedState: state });
+    tokens = await flow.finish(callbackUrl, { codeVerifier, expectedState: state, context: oauthContext });
   } catch (err) {
     const e = err instanceof OAuthFlowError ? err : new OAuthFlowError('oauth_error', 'the code exchange failed');
     log.warn({ code: e.code, err: e.message }, 'code exchange failed');
@@ -92,12 +92,18 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     externalId: identity?.externalId ?? null,
     grantedScopes: tokens.scopes,
     accessExpiresAt: tokens.expiresAt ?? null,
-    credential: { type: 'oauth2', accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType },
+    credential: {
+      type: 'oauth2',
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      tokenType: tokens.tokenType,
+      ...(oauthContext && { oauth: oauthContext }),
+    },
   });
 
   if (!outcome) {
     log.info('callback arrived after the attempt expired; credential discarded');
-    await revokeToken(endpoints, tokens.refreshToken ?? tokens.accessToken).catch(() => false);
+    await flow.revoke(tokens.refreshToken ?? tokens.accessToken, oauthContext).catch(() => false);
     return pageAnswer(410, expired.title, expired.message);
   }
 

@@ -29,6 +29,8 @@ export interface ToolFailure {
   integration?: string;
   /** rate_limited: whole seconds (0 to an hour) until the service takes calls again. */
   retryAfterSec?: number;
+  /** needs_reauth after a step-up challenge: what the service needs the new consent to grant. */
+  reason?: string;
 }
 
 /**

@@ -11,6 +11,8 @@ export class ProviderHttpError extends Error {
     readonly status: number,
     readonly body: string,
     retryAfterSec?: number,
+    /** The answer's `WWW-Authenticate` on a 401/403 (a Bearer challenge: step-up, resource metadata). */
+    readonly challenge?: string,
   ) {
     super(`provider answered HTTP ${status}`);
     this.name = 'ProviderHttpError';
@@ -19,7 +21,8 @@ export class ProviderHttpError extends Error {
 
   /** The error a non-2xx response stands for, with the wait its rate-limit headers ask for. */
   static of(res: Response, body: string): ProviderHttpError {
-    return new ProviderHttpError(res.status, body, rateLimitWait(res.status, res.headers));
+    const challenge = res.status === 401 || res.status === 403 ? (res.headers.get('www-authenticate') ?? undefined) : undefined;
+    return new ProviderHttpError(res.status, body, rateLimitWait(res.status, res.headers), challenge);
   }
 }
 

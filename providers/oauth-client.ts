@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import type { OAuthFlow } from './oauth-flow.js';
 import type { ResolvedOAuth2 } from './registry.js';
 import { capResponse, DEFAULT_RESPONSE_MAX_BYTES } from './response-cap.js';
 
@@ -149,4 +150,16 @@ export async function revokeToken(endpoints: ResolvedOAuth2, token: string): Pro
   } catch (err) {
     throw describeFailure(err);
   }
+}
+
+/** A configured service's OAuth (fixed endpoints, the operator's client) as an OAuthFlow. */
+export function staticOAuthFlow(endpoints: ResolvedOAuth2): OAuthFlow {
+  return {
+    begin: ({ redirectUri, scopes }) =>
+      buildConsentUrl(scopes?.length ? { ...endpoints, scopes: [...new Set([...endpoints.scopes, ...scopes])] } : endpoints, redirectUri),
+    finish: (callbackUrl, checks) => exchangeCode(endpoints, callbackUrl, checks),
+    refresh: (refreshToken) => refreshTokens(endpoints, refreshToken),
+    revoke: (token) => revokeToken(endpoints, token),
+    consentOrigin: () => (URL.canParse(endpoints.authorizeUrl) ? new URL(endpoints.authorizeUrl).origin : undefined),
+  };
 }

@@ -1,4 +1,6 @@
 import type { Config, ProviderEnv } from '../core/config.js';
+import { staticOAuthFlow } from './oauth-client.js';
+import type { OAuthFlow } from './oauth-flow.js';
 import type { Credential, Provider, ToolDefinition } from './sdk.js';
 
 export interface ResolvedOAuth2 {
@@ -27,6 +29,7 @@ export class ProviderRegistry {
   private readonly byName = new Map<string, Provider>();
   private readonly toolsByFlat = new Map<string, ToolEntry>();
   private readonly toolsByQualified = new Map<string, ToolEntry>();
+  private readonly staticFlows = new Map<string, OAuthFlow>();
 
   /** Entries of providers that list their tools at run time, rebuilt when their listing changes. */
   private dynamic = { version: -1, byFlat: new Map<string, ToolEntry>(), byQualified: new Map<string, ToolEntry>() };
@@ -128,11 +131,14 @@ export class ProviderRegistry {
     return this.dynamic;
   }
 
-  /** oauth2 providers need a client id and secret; other modes need nothing from the operator. */
+  /**
+   * oauth2 providers need a client id and secret (or discover their OAuth: upstream MCP servers);
+   * other modes need nothing from the operator.
+   */
   isConfigured(name: string): boolean {
     const provider = this.byName.get(name);
     if (!provider) return false;
-    if (provider.manifest.auth !== 'oauth2') return true;
+    if (provider.manifest.auth !== 'oauth2' || provider.oauthFlow) return true;
     const env = this.env[name];
     return Boolean(env?.clientId && env?.clientSecret);
   }
@@ -161,6 +167,20 @@ export class ProviderRegistry {
     if (!override) return domain;
     const host = new URL(override).hostname;
     return domain && (host === domain || host.endsWith(`.${domain}`)) ? domain : host;
+  }
+
+  /** How `name` is authorized with OAuth: its own flow (discovered), else its configured endpoints. */
+  oauthFlow(name: string): OAuthFlow | undefined {
+    const provider = this.byName.get(name);
+    if (provider?.oauthFlow) return provider.oauthFlow;
+    let flow = this.staticFlows.get(name);
+    if (!flow) {
+      const endpoints = this.oauth2(name);
+      if (!endpoints) return undefined;
+      flow = staticOAuthFlow(endpoints);
+      this.staticFlows.set(name, flow);
+    }
+    return flow;
   }
 
   oauth2(name: string): ResolvedOAuth2 | undefined {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ProviderEnvSpec } from '../core/config.js';
 import type { BrowserEngine } from './browser/engine.js';
 import type { JotsStore } from './jots/store.js';
+import type { OAuthFlow } from './oauth-flow.js';
 
 /**
  * The provider SDK. A provider is a manifest plus tools. A tool never sees the server or the
@@ -128,6 +129,11 @@ export interface Provider {
   manifest: ProviderManifest;
   tools: ToolDefinition[];
   dynamicTools?: DynamicTools;
+  /**
+   * OAuth learned at run time (an upstream MCP server's discovered authorization server); without
+   * it, an oauth2 provider uses its manifest's endpoints and the operator's client (registry.ts).
+   */
+  oauthFlow?: OAuthFlow;
   /** Asks the service who a fresh credential belongs to. */
   identify?: (ctx: ToolContext) => Promise<AccountIdentity>;
   /** Puts the credential on a request; the default sends OAuth tokens as a Bearer header. */

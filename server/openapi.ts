@@ -115,6 +115,10 @@ export function buildOpenApiDocument(config: Pick<Config, 'PUBLIC_BASE_URL'>): R
                   maximum: MAX_RETRY_AFTER_SEC,
                   description: 'rate_limited: seconds until the service takes calls again',
                 },
+                reason: {
+                  type: 'string',
+                  description: 'needs_reauth after a step-up challenge (403 insufficient_scope): the access the new consent must grant',
+                },
                 issues: {
                   type: 'array',
                   items: {

@@ -1,4 +1,5 @@
 import { sharingAdmits } from '../core/policy.js';
+import type { OAuthContext } from '../providers/oauth-flow.js';
 import { credentialAad, type LoadedCredential, openCredential, openLoadedCredential, sealCredential } from './credential-seal.js';
 import { newId } from './ids.js';
 import type { Keyring } from './keyring.js';
@@ -31,6 +32,8 @@ export interface StoredCredential {
   tokenType?: string;
   fields?: Record<string, string>;
   cookies?: { name: string; value: string; domain: string; path?: string }[];
+  /** Discovered OAuth (upstream MCP servers): the authorization server, client and resource its refreshes go to. */
+  oauth?: OAuthContext;
 }
 
 const COLUMNS = `id, tenant_id AS "tenantId", owner_user_id AS "ownerUserId", scope, integration, label,
@@ -172,7 +175,7 @@ export async function replaceCredential(
   const { rowCount } = await db.query(
     `UPDATE accounts SET credential_sealed = $3, credential_key_id = $4, access_expires_at = $5,
         granted_scopes = coalesce($6, granted_scopes), credential_version = credential_version + 1,
-        status = 'active', updated_at = now()
+        status = 'active', step_up_scopes = '{}', updated_at = now()
       WHERE tenant_id = $1 AND id = $2 AND ($7::int IS NULL OR credential_version = $7)`,
     [
       account.tenantId,
@@ -201,6 +204,36 @@ export async function markNeedsReauth(db: Queryable, account: Pick<Account, 'ten
       WHERE tenant_id = $1 AND id = $2 AND credential_version = $3 AND status = 'active'`,
     [account.tenantId, account.id, account.credentialVersion],
   );
+}
+
+/**
+ * The service asked for more scopes than the account's token has (a 403 `insufficient_scope`):
+ * the account needs a new consent, and the next connect of its owner asks for `scopes` too.
+ * Only while `credentialVersion` is still stored (a reconnect since then already happened).
+ */
+export async function markStepUp(
+  db: Queryable,
+  account: Pick<Account, 'tenantId' | 'id' | 'credentialVersion'>,
+  scopes: string[],
+): Promise<void> {
+  await db.query(
+    `UPDATE accounts SET status = 'needs_reauth', step_up_scopes = $4, updated_at = now()
+      WHERE tenant_id = $1 AND id = $2 AND credential_version = $3`,
+    [account.tenantId, account.id, account.credentialVersion, scopes],
+  );
+}
+
+/** Scopes a step-up asked for on the accounts a new connect of this owner would replace. */
+export async function stepUpScopesFor(
+  db: Queryable,
+  owner: { tenantId: string; ownerUserId: string | null; integration: string },
+): Promise<string[]> {
+  const { rows } = await db.query(
+    `SELECT DISTINCT unnest(step_up_scopes) AS scope FROM accounts
+      WHERE tenant_id = $1 AND owner_user_id IS NOT DISTINCT FROM $2 AND integration = $3 ORDER BY 1`,
+    [owner.tenantId, owner.ownerUserId, owner.integration],
+  );
+  return rows.map((r) => r.scope as string);
 }
 
 export async function deleteAccount(db: Queryable, tenantId: string, id: string): Promise<boolean> {

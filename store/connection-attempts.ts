@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CallerOwner } from '../core/caller.js';
 import type { AttemptStatus } from '../core/connection.js';
+import type { OAuthContext } from '../providers/oauth-flow.js';
 import { newAttemptId } from './ids.js';
 import type { Keyring } from './keyring.js';
 import type { Queryable } from './queryable.js';
@@ -66,19 +67,20 @@ export const isOpenAttempt = (attempt: Pick<ConnectionAttempt, 'status' | 'expir
   attempt.status === 'PENDING' && attempt.expiresAt.getTime() > now;
 
 /**
- * Records the OAuth state (hashed) and PKCE verifier (sealed) for an open attempt, replacing the
- * previous ones (a state handed out before stops working), with the time it was handed out.
+ * Records the OAuth state (hashed), PKCE verifier (sealed) and, for discovered OAuth, what the
+ * consent was asked with, for an open attempt, replacing the previous ones (a state handed out
+ * before stops working), with the time it was handed out.
  */
 export async function recordAuthorizationRequest(
   db: Queryable,
   keyring: Keyring,
   id: string,
-  input: { state: string; codeVerifier: string },
+  input: { state: string; codeVerifier: string; context?: OAuthContext },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE connection_attempts SET state_hash = $2, pkce_sealed = $3, consent_requested_at = now()
+    `UPDATE connection_attempts SET state_hash = $2, pkce_sealed = $3, oauth_context = $4, consent_requested_at = now()
       WHERE id = $1 AND status = 'PENDING' AND expires_at > now()`,
-    [id, hashState(input.state), keyring.encrypt(input.codeVerifier, pkceAad(id))],
+    [id, hashState(input.state), keyring.encrypt(input.codeVerifier, pkceAad(id)), input.context ? JSON.stringify(input.context) : null],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -112,18 +114,22 @@ export async function consumeState(
   db: Queryable,
   keyring: Keyring,
   state: string,
-): Promise<{ attempt: ConnectionAttempt; codeVerifier?: string } | undefined> {
+): Promise<{ attempt: ConnectionAttempt; codeVerifier?: string; oauthContext?: OAuthContext } | undefined> {
   const { rows } = await db.query(
-    `UPDATE connection_attempts a SET state_hash = NULL, pkce_sealed = NULL
-       FROM (SELECT id, pkce_sealed FROM connection_attempts WHERE state_hash = $1 FOR UPDATE) old
+    `UPDATE connection_attempts a SET state_hash = NULL, pkce_sealed = NULL, oauth_context = NULL
+       FROM (SELECT id, pkce_sealed, oauth_context FROM connection_attempts WHERE state_hash = $1 FOR UPDATE) old
       WHERE a.id = old.id
-      RETURNING ${COLUMNS.replace(/\bid,/, 'a.id,')}, old.pkce_sealed AS "pkceSealed"`,
+      RETURNING ${COLUMNS.replace(/\bid,/, 'a.id,')}, old.pkce_sealed AS "pkceSealed", old.oauth_context AS "oauthContext"`,
     [hashState(state)],
   );
   const row = rows[0];
   if (!row) return undefined;
-  const { pkceSealed, ...attempt } = row;
-  return { attempt, codeVerifier: pkceSealed ? keyring.decrypt(pkceSealed, pkceAad(attempt.id)) : undefined };
+  const { pkceSealed, oauthContext, ...attempt } = row;
+  return {
+    attempt,
+    codeVerifier: pkceSealed ? keyring.decrypt(pkceSealed, pkceAad(attempt.id)) : undefined,
+    ...(oauthContext && { oauthContext }),
+  };
 }
 
 /**

@@ -67,7 +67,13 @@ export async function ensureClient(as: AuthorizationServerMetadata, options: Ens
   if (stored && !options.reregister && fits(stored, options.redirectUri)) {
     if (!options.verify || (await stillRegistered(as, stored, options.fetch ?? mcpAuthFetch(options)))) return identityOf(stored);
   }
-  const fresh = await register(as, options);
+  const fresh = await register(as, options).catch((err) => {
+    // Some servers refuse scopes at registration that they grant at authorization (oidc-provider:
+    // scopes of a resource server are not "supported" ones); the scope is optional (RFC 7591 §2).
+    if (!(err instanceof McpAuthError && err.status === 400 && options.scopes?.length && /invalid_client_metadata/.test(err.message)))
+      throw err;
+    return register(as, { ...options, scopes: undefined });
+  });
   const kept = stored ? await options.registrations.replace(stored.clientId, fresh) : await options.registrations.save(fresh);
   return identityOf(kept);
 }

@@ -34,12 +34,26 @@ const apiKeyAuth = z
 
 const noAuth = z.object({ type: z.literal('none') }).strict();
 
+/** An OAuth scope token (RFC 6749 §3.3): printable ASCII without space, `"` or `\\`. */
+const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/, 'expected an OAuth scope (no spaces or quotes)');
+
 /**
- * Accepted here so catalog entries and configs can name it, but refused when an entry is enabled
- * (upstreamProviders) until the OAuth module for upstreams (providers/mcp-auth/) is wired in; its
- * fields (pre-registered client, scopes) are that module's to define.
+ * OAuth discovered from the server (docs/upstream-mcp-auth.md). Without a client, Switchboard
+ * registers itself (Client ID Metadata Document or dynamic registration); `clientId` (and
+ * `clientSecret` for a confidential client) is a client the operator registered by hand, best
+ * with the `issuer` it belongs to, so it is never sent to another authorization server. `scopes`
+ * replaces the discovered ones (the challenge's `scope`, else `scopes_supported`).
  */
-const oauth2Auth = z.object({ type: z.literal('oauth2') }).loose();
+const oauth2Auth = z
+  .object({
+    type: z.literal('oauth2'),
+    clientId: z.string().min(1).max(512).optional(),
+    clientSecret: z.string().min(1).max(2048).optional(),
+    issuer: z.url({ protocol: /^https?$/, error: 'expected the http(s) URL of an authorization server' }).optional(),
+    scopes: z.array(scopeToken).max(50).optional(),
+  })
+  .strict()
+  .refine((a) => !a.clientSecret || a.clientId, { message: 'clientSecret needs the clientId it belongs to', path: ['clientSecret'] });
 
 export const upstreamAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, oauth2Auth]);
 

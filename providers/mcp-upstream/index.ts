@@ -2,10 +2,12 @@ import { ConfigError } from '../../core/config.js';
 import type { AllowedHost } from '../../core/network-policy.js';
 import type { Provider, ToolLogger } from '../sdk.js';
 import { parseUpstreamServers } from './config.js';
+import type { UpstreamOAuthOptions } from './oauth-flow.js';
 import { upstreamProvider } from './provider.js';
 
 export { loadCatalog, parseUpstreamServers } from './config.js';
 export type { UpstreamEntry } from './entry.js';
+export type { UpstreamOAuthOptions } from './oauth-flow.js';
 export { upstreamProvider } from './provider.js';
 
 interface UpstreamConfig {
@@ -17,13 +19,12 @@ interface UpstreamConfig {
 
 /**
  * The operator's upstream MCP servers (UPSTREAM_MCP_SERVERS) as providers. Throws a ConfigError
- * for a bad entry, a name a built-in integration has, or an `oauth2` entry (its module is not in
- * this build yet).
+ * for a bad entry or a name a built-in integration has.
  */
 export function upstreamProviders(
   config: UpstreamConfig,
   builtins: readonly Provider[],
-  options: { version: string; logger?: ToolLogger },
+  options: { version: string; logger?: ToolLogger; oauth?: UpstreamOAuthOptions },
 ): Provider[] {
   const entries = parseUpstreamServers(config.UPSTREAM_MCP_SERVERS);
   const problems: { variable: string; message: string }[] = [];
@@ -35,12 +36,6 @@ export function upstreamProviders(
         variable: 'UPSTREAM_MCP_SERVERS',
         message: `"${entry.name}" is the name of the built-in integration ${clash.manifest.name}`,
       });
-    if (entry.auth.type === 'oauth2') {
-      problems.push({
-        variable: 'UPSTREAM_MCP_SERVERS',
-        message: `"${entry.name}" uses auth oauth2, which this build does not offer yet for upstream servers; use "none" or "apikey"`,
-      });
-    }
   }
   if (problems.length) throw new ConfigError(problems);
   return entries.map((entry) =>
@@ -50,6 +45,7 @@ export function upstreamProviders(
       toolsTtlSec: config.UPSTREAM_MCP_TOOLS_TTL_SEC,
       version: options.version,
       logger: options.logger,
+      oauth: options.oauth,
     }),
   );
 }

@@ -3,6 +3,7 @@ import { guardedFetch } from '../guarded-fetch.js';
 import type { Credential, DynamicTools, Provider, ToolDefinition, ToolLogger } from '../sdk.js';
 import { upstreamEgressErrors } from './egress-errors.js';
 import type { UpstreamEntry } from './entry.js';
+import { type UpstreamOAuthOptions, upstreamOAuthFlow } from './oauth-flow.js';
 import type { CallToolAnswer } from './result.js';
 import { credentialKey, UpstreamSessions } from './sessions.js';
 import { convertTools, type ListedTool, UPSTREAM_LIMITS } from './tools.js';
@@ -17,6 +18,11 @@ export interface UpstreamOptions {
   /** Switchboard's version, sent as the MCP client's. */
   version: string;
   logger?: ToolLogger;
+  /**
+   * Where dynamic registrations live and Switchboard's client URLs: `auth: oauth2` entries connect
+   * only with it (without, as when a configuration is only checked, they are listed but not configured).
+   */
+  oauth?: UpstreamOAuthOptions;
 }
 
 /** The bounded time a search waits for a first listing of a server nobody listed yet. */
@@ -125,11 +131,12 @@ export const toolPrefixOf = (name: string): string => name.replace(/-/g, '_');
 
 /** One upstream MCP server as a provider whose tools are listed from the server. */
 export function upstreamProvider(entry: UpstreamEntry, options: UpstreamOptions): Provider {
-  if (entry.auth.type === 'oauth2') {
-    throw new Error(`upstream "${entry.name}" uses oauth2, which needs the upstream OAuth module (not yet part of this build)`);
-  }
-  const lists = new UpstreamToolLists(entry, options);
   const auth = entry.auth;
+  const lists = new UpstreamToolLists(entry, options);
+  const oauthFlow =
+    auth.type === 'oauth2' && options.oauth
+      ? upstreamOAuthFlow({ ...entry, auth }, { ...options.oauth, allowedHosts: options.allowedHosts })
+      : undefined;
   return {
     manifest: {
       name: entry.name,
@@ -146,10 +153,18 @@ export function upstreamProvider(entry: UpstreamEntry, options: UpstreamOptions)
     },
     tools: [],
     dynamicTools: lists,
-    // The key's test call: listing the tools with it (a refused key is a 401), which also fills the catalog.
-    ...(auth.type === 'apikey' && {
+    ...(oauthFlow && { oauthFlow }),
+    // One account per user and server (a reconnect replaces its credential in place). An API key's
+    // test call is listing the tools with it (a refused key is a 401), which also fills the catalog;
+    // a fresh OAuth token lists them too, but a listing that fails does not undo the consent.
+    ...(auth.type !== 'none' && {
       async identify(ctx) {
-        await lists.list(ctx.credential, ctx.signal);
+        const listing = lists.list(ctx.credential, ctx.signal);
+        if (auth.type === 'apikey') await listing;
+        else
+          await listing.catch((err: Error) =>
+            options.logger?.warn({ integration: entry.name, err: err.message.slice(0, 200) }, 'could not list the tools after connecting'),
+          );
         return { externalId: `mcp:${entry.name}`, label: entry.displayName };
       },
     }),

@@ -28,13 +28,24 @@ export function credentialHeaders(entry: UpstreamEntry, credential: Credential):
   return {};
 }
 
-/** The upstream's answer as Switchboard's provider errors: a 401/403 is the credential's, others the server's. */
-function asProviderError(err: unknown): unknown {
+/**
+ * The upstream's answer as Switchboard's provider errors: a 401/403 is the credential's (with the
+ * server's challenge, for a step-up), others the server's.
+ */
+function asProviderError(err: unknown, challenge?: string): unknown {
   if (err instanceof StreamableHTTPError && typeof err.code === 'number' && err.code >= 400) {
-    return new ProviderHttpError(err.code, err.message.replace(/^Streamable HTTP error: /, ''));
+    const auth = err.code === 401 || err.code === 403;
+    return new ProviderHttpError(err.code, err.message.replace(/^Streamable HTTP error: /, ''), undefined, auth ? challenge : undefined);
   }
   if (err instanceof McpError) return new Error(`the upstream MCP server answered error ${err.code}: ${err.message}`);
   return err;
+}
+
+interface Session {
+  client: Promise<Client>;
+  transport?: StreamableHTTPClientTransport | SSEClientTransport;
+  /** The last `WWW-Authenticate` a 401/403 of this session carried (the SDK's errors drop headers). */
+  challenge?: string;
 }
 
 /**
@@ -43,10 +54,7 @@ function asProviderError(err: unknown): unknown {
  * legacy server does (400/404/405 on the first POST), the HTTP+SSE transport.
  */
 export class UpstreamSessions {
-  private readonly sessions = new Map<
-    string,
-    { client: Promise<Client>; transport?: StreamableHTTPClientTransport | SSEClientTransport }
-  >();
+  private readonly sessions = new Map<string, Session>();
 
   constructor(
     private readonly entry: UpstreamEntry,
@@ -64,17 +72,18 @@ export class UpstreamSessions {
   async run<T>(credential: Credential, signal: AbortSignal, fn: (client: Client) => Promise<T>): Promise<T> {
     const key = credentialKey(credential);
     const session = await this.session(key, credential, signal);
+    const client = await session.client;
     try {
-      return await fn(session.client);
+      return await fn(client);
     } catch (err) {
       const hadSession = session.transport instanceof StreamableHTTPClientTransport && Boolean(session.transport.sessionId);
-      if (!(err instanceof StreamableHTTPError && err.code === 404 && hadSession)) throw asProviderError(err);
-      this.forget(key, session.client);
+      if (!(err instanceof StreamableHTTPError && err.code === 404 && hadSession)) throw asProviderError(err, session.challenge);
+      this.forget(key, client);
       const fresh = await this.session(key, credential, signal);
       try {
-        return await fn(fresh.client);
+        return await fn(await fresh.client);
       } catch (again) {
-        throw asProviderError(again);
+        throw asProviderError(again, fresh.challenge);
       }
     }
   }
@@ -95,24 +104,17 @@ export class UpstreamSessions {
     void client.close().catch(() => {});
   }
 
-  private async session(
-    key: string,
-    credential: Credential,
-    signal: AbortSignal,
-  ): Promise<{ client: Client; transport?: StreamableHTTPClientTransport | SSEClientTransport }> {
-    let entry = this.sessions.get(key);
-    if (!entry) {
-      const holder: { client: Promise<Client>; transport?: StreamableHTTPClientTransport | SSEClientTransport } = {
-        client: Promise.resolve(undefined as unknown as Client),
-      };
-      holder.client = this.open(key, credentialHeaders(this.entry, credential), signal, (t) => {
-        holder.transport = t;
-      });
+  /** The credential's session, opened on first use; a failed opening is forgotten (the next call tries again). */
+  private async session(key: string, credential: Credential, signal: AbortSignal): Promise<Session> {
+    let session = this.sessions.get(key);
+    if (!session) {
+      const holder: Session = { client: Promise.resolve(undefined as unknown as Client) };
+      holder.client = this.open(key, credentialHeaders(this.entry, credential), signal, holder);
       holder.client.catch(() => {
         if (this.sessions.get(key) === holder) this.sessions.delete(key);
       });
       this.sessions.set(key, holder);
-      entry = holder;
+      session = holder;
       if (this.sessions.size > MAX_SESSIONS) {
         const [oldestKey, oldest] = this.sessions.entries().next().value!;
         this.sessions.delete(oldestKey);
@@ -120,28 +122,30 @@ export class UpstreamSessions {
       }
     }
     try {
-      return { client: await entry.client, transport: entry.transport };
+      await session.client;
+      return session;
     } catch (err) {
-      throw asProviderError(err);
+      throw asProviderError(err, session.challenge);
     }
   }
 
-  private async open(
-    key: string,
-    headers: Record<string, string>,
-    signal: AbortSignal,
-    keep: (t: StreamableHTTPClientTransport | SSEClientTransport) => void,
-  ): Promise<Client> {
+  private async open(key: string, headers: Record<string, string>, signal: AbortSignal, session: Session): Promise<Client> {
     const url = new URL(this.entry.url);
     const client = this.newClient(key);
+    // Every answer of this session passes here: a 401/403's challenge is kept for the error it becomes.
+    const fetch: FetchLike = async (input, init) => {
+      const res = await this.fetch(input, init);
+      if (res.status === 401 || res.status === 403) session.challenge = res.headers.get('www-authenticate') ?? undefined;
+      return res;
+    };
     const streamable = new StreamableHTTPClientTransport(url, {
-      fetch: this.fetch,
+      fetch,
       requestInit: { headers },
       redirectPolicy: 'same-origin',
     });
     try {
       await client.connect(streamable, UpstreamSessions.options(signal));
-      keep(streamable);
+      session.transport = streamable;
       return client;
     } catch (err) {
       await client.close().catch(() => {});
@@ -150,14 +154,14 @@ export class UpstreamSessions {
     }
     const fallback = this.newClient(key);
     const sse = new SSEClientTransport(url, {
-      fetch: this.fetch,
+      fetch,
       requestInit: { headers },
       eventSourceInit: {
-        fetch: (u, init) => this.fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+        fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
       },
     });
     await fallback.connect(sse, UpstreamSessions.options(signal));
-    keep(sse);
+    session.transport = sse;
     return fallback;
   }
 

@@ -1,6 +1,5 @@
 import type { AuthMode, Provider } from '../../providers/sdk.js';
 import type { ServiceContext } from '../context.js';
-import { originOf } from './form-action.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
@@ -30,10 +29,7 @@ export const connectsByAttempt = (ctx: ServiceContext, provider: Provider) =>
 
 /** The origins a Connect button of these providers ends up at, for the page's form-action. */
 export function consentOrigins(ctx: ServiceContext, providers: readonly Provider[]): string[] {
-  return providers
-    .map((p) => ctx.registry.oauth2(p.manifest.name)?.authorizeUrl)
-    .map((url) => (url ? originOf(url) : undefined))
-    .filter((o): o is string => o !== undefined);
+  return providers.map((p) => ctx.registry.oauthFlow(p.manifest.name)?.consentOrigin()).filter((o): o is string => o !== undefined);
 }
 
 /** The button that starts a connection (for the organisation when `forOrg`). */

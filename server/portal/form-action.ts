@@ -14,12 +14,3 @@ export function allowFormActionTo(res: Response, origins: Iterable<string>): voi
   const widened = directives.map((d) => (/^form-action\s/i.test(d) ? `${d} ${extra.join(' ')}` : d));
   res.setHeader('content-security-policy', widened.join(';'));
 }
-
-/** The origin of a URL, or undefined for one that does not parse. */
-export function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}

@@ -59,7 +59,7 @@ describe('UPSTREAM_MCP_SERVERS', () => {
     expect(configError(() => parseUpstreamServers('[not json'))).toContain('not valid JSON');
   });
 
-  it('refuses a name a built-in integration has, and oauth2 until its module lands', () => {
+  it('refuses a name a built-in integration has; takes oauth2 entries, checking their client fields', () => {
     expect(
       configError(() =>
         upstreamProviders({ ...baseConfig, UPSTREAM_MCP_SERVERS: JSON.stringify([{ ...entry, name: 'github' }]) }, builtinProviders, {
@@ -67,9 +67,28 @@ describe('UPSTREAM_MCP_SERVERS', () => {
         }),
       ),
     ).toContain('built-in integration github');
+    const [notion] = upstreamProviders({ ...baseConfig, UPSTREAM_MCP_SERVERS: '["notion"]' }, builtinProviders, { version: '1' });
+    expect(notion.manifest.auth).toBe('oauth2');
+    // Without the deployment's OAuth options (a configuration only being checked) it cannot connect.
+    expect(notion.oauthFlow).toBeUndefined();
+    const oauth = (auth: Record<string, unknown>) => JSON.stringify([{ ...entry, auth: { type: 'oauth2', ...auth } }]);
+    expect(configError(() => parseUpstreamServers(oauth({ clientSecret: 's3cret' })))).toContain(
+      '[0].auth.clientSecret: clientSecret needs the clientId it belongs to',
+    );
+    expect(configError(() => parseUpstreamServers(oauth({ scopes: ['read write'] })))).toContain(
+      '[0].auth.scopes[0]: expected an OAuth scope',
+    );
+    expect(configError(() => parseUpstreamServers(oauth({ issuer: 'ftp://as.example' })))).toContain('[0].auth.issuer');
+    expect(configError(() => parseUpstreamServers(oauth({ clientID: 'x' })))).toContain('clientID');
     expect(
-      configError(() => upstreamProviders({ ...baseConfig, UPSTREAM_MCP_SERVERS: '["notion"]' }, builtinProviders, { version: '1' })),
-    ).toContain('uses auth oauth2');
+      parseUpstreamServers(oauth({ clientId: 'c', clientSecret: 's', issuer: 'https://as.example', scopes: ['read'] }))[0].auth,
+    ).toEqual({
+      type: 'oauth2',
+      clientId: 'c',
+      clientSecret: 's',
+      issuer: 'https://as.example',
+      scopes: ['read'],
+    });
   });
 
   it('ships a catalog that validates, with unique names', () => {

@@ -1,0 +1,151 @@
+import type { AllowedHost } from '../../core/network-policy.js';
+import {
+  type AuthorizationServerMetadata,
+  authorizationRequest,
+  type ClientIdentity,
+  type ClientRegistrationStore,
+  discoverAuthorization,
+  ensureClient,
+  exchangeCode,
+  fetchAuthorizationServerMetadata,
+  McpAuthError,
+  refresh,
+  revoke,
+} from '../mcp-auth/index.js';
+import { OAuthFlowError } from '../oauth-client.js';
+import type { OAuthContext, OAuthFlow } from '../oauth-flow.js';
+import type { UpstreamEntry } from './entry.js';
+
+/** What an upstream's OAuth needs from the deployment (bin/support/services.ts builds it). */
+export interface UpstreamOAuthOptions {
+  /** Dynamic client registrations, stored per issuer (store/mcp-client-registrations.ts). */
+  registrations: ClientRegistrationStore;
+  /** Switchboard's Client ID Metadata Document URL (core/urls.ts); used only where it is https. */
+  clientMetadataUrl: string;
+  /** The OAuth callback (core/urls.ts `oauthCallbackUrl`): every client is registered with it. */
+  redirectUri: string;
+}
+
+/** Authorization server metadata is read again after this (refreshes reuse it meanwhile). */
+const METADATA_TTL_MS = 10 * 60_000;
+
+type OAuth2Auth = Extract<UpstreamEntry['auth'], { type: 'oauth2' }>;
+
+/**
+ * The OAuth of one upstream MCP server, as the MCP authorization spec (2025-11-25) says, on the
+ * flows of providers/mcp-auth: every consent discovers the server's authorization server afresh
+ * (a server may move it), ensures Switchboard's client there (pre-registered, metadata document,
+ * or a stored dynamic registration, checked with the server first), and asks with PKCE S256, the
+ * RFC 8707 resource and the scopes. The callback and every refresh go to the issuer, client and
+ * resource that consent was asked with (the OAuthContext kept with the attempt and the credential),
+ * never to whatever the server names later: a server that changes its metadata between consent and
+ * callback cannot have a code or refresh token sent somewhere else.
+ */
+export function upstreamOAuthFlow(
+  entry: UpstreamEntry & { auth: OAuth2Auth },
+  options: UpstreamOAuthOptions & { allowedHosts: readonly AllowedHost[] },
+): OAuthFlow {
+  const auth = entry.auth;
+  const egress = { allowedHosts: options.allowedHosts };
+  const redirectUri = options.redirectUri;
+  const clientOptions = { ...egress, redirectUri, clientMetadataUrl: options.clientMetadataUrl, registrations: options.registrations };
+  const preRegistered = auth.clientId
+    ? { clientId: auth.clientId, clientSecret: auth.clientSecret, ...(auth.issuer && { issuer: auth.issuer }) }
+    : undefined;
+  const metadata = new Map<string, { as: AuthorizationServerMetadata; at: number }>();
+  let origin: string | undefined;
+
+  const remember = (as: AuthorizationServerMetadata) => {
+    metadata.set(as.issuer, { as, at: Date.now() });
+    if (as.authorization_endpoint && URL.canParse(as.authorization_endpoint)) origin = new URL(as.authorization_endpoint).origin;
+  };
+  const authorizationServer = async (issuer: string): Promise<AuthorizationServerMetadata> => {
+    const known = metadata.get(issuer);
+    if (known && Date.now() - known.at < METADATA_TTL_MS) return known.as;
+    const as = await fetchAuthorizationServerMetadata(issuer, egress);
+    remember(as);
+    return as;
+  };
+  /** The client the context was asked with; another one (re-registered since) cannot use its code or tokens. */
+  const clientOf = async (as: AuthorizationServerMetadata, context: OAuthContext): Promise<ClientIdentity> => {
+    const client = await ensureClient(as, { ...clientOptions, preRegistered });
+    if (client.clientId !== context.clientId) {
+      throw new OAuthFlowError('invalid_grant', `Switchboard's client at ${as.issuer} changed since this authorization; connect again`);
+    }
+    return client;
+  };
+  const contextOf = (context: OAuthContext | undefined): OAuthContext => {
+    if (!context)
+      throw new OAuthFlowError('invalid_request', `${entry.name}: the authorization has no recorded authorization server; connect again`);
+    return context;
+  };
+
+  return {
+    async begin({ scopes: extra }) {
+      return translated(async () => {
+        const found = await discoverAuthorization(entry.url, { ...egress, expectedIssuer: auth.issuer });
+        remember(found.authorizationServer);
+        const scopes = union(auth.scopes ?? found.scopes, extra);
+        const client = await ensureClient(found.authorizationServer, { ...clientOptions, preRegistered, verify: true, scopes });
+        const request = await authorizationRequest(found.authorizationServer, client, { redirectUri, resource: found.resource, scopes });
+        const context: OAuthContext = {
+          issuer: found.authorizationServer.issuer,
+          resource: found.resource,
+          clientId: client.clientId,
+          ...(scopes && { scopes }),
+        };
+        return { ...request, context };
+      });
+    },
+
+    async finish(callbackUrl, checks) {
+      const context = contextOf(checks.context);
+      return translated(async () => {
+        const as = await authorizationServer(context.issuer);
+        const client = await clientOf(as, context);
+        try {
+          return await exchangeCode(as, client, callbackUrl, { ...checks, resource: context.resource, scopes: context.scopes }, egress);
+        } catch (err) {
+          // The server forgot Switchboard's registration: register again, so the next consent works.
+          if (err instanceof McpAuthError && err.code === 'invalid_client' && client.kind === 'dynamic') {
+            await ensureClient(as, { ...clientOptions, reregister: true }).catch(() => {});
+          }
+          throw err;
+        }
+      });
+    },
+
+    async refresh(refreshToken, recorded) {
+      const context = contextOf(recorded);
+      return translated(async () => {
+        const as = await authorizationServer(context.issuer);
+        return refresh(as, await clientOf(as, context), refreshToken, { resource: context.resource, scopes: context.scopes }, egress);
+      });
+    },
+
+    async revoke(token, recorded) {
+      if (!recorded) return false;
+      return translated(async () => {
+        const as = await authorizationServer(recorded.issuer);
+        return revoke(as, await clientOf(as, recorded), token, egress);
+      });
+    },
+
+    consentOrigin: () => origin,
+  };
+}
+
+function union(base: string[] | undefined, extra: string[] | undefined): string[] | undefined {
+  const all = [...(base ?? []), ...(extra ?? [])];
+  return all.length ? [...new Set(all)] : undefined;
+}
+
+/** McpAuthErrors as the OAuthFlowErrors every OAuth caller branches on (same codes, same secret-free messages). */
+async function translated<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof McpAuthError) throw new OAuthFlowError(err.code, err.message, err.status);
+    throw err;
+  }
+}

@@ -1,0 +1,41 @@
+import type { TokenSet } from './oauth-client.js';
+
+/**
+ * What one authorization was asked with, where the service's OAuth is discovered rather than
+ * configured (upstream MCP servers): kept with the attempt until its callback and with the
+ * credential for its refreshes, so the code is exchanged and the token refreshed at the same
+ * authorization server, by the same client, for the same RFC 8707 resource. Public values only.
+ */
+export interface OAuthContext {
+  issuer: string;
+  resource: string;
+  clientId: string;
+  scopes?: string[];
+}
+
+export interface ConsentRequest {
+  url: URL;
+  state: string;
+  /** Secret until the code is exchanged: sealed at rest with the attempt. */
+  codeVerifier: string;
+  context?: OAuthContext;
+}
+
+/**
+ * The OAuth client side of one integration: consent URL, code exchange, refresh, revocation.
+ * Configured services (GitHub, Slack, Jira) use fixed endpoints and the operator's client
+ * (`staticOAuthFlow`); an upstream MCP server discovers its authorization server and registers
+ * Switchboard there (providers/mcp-upstream/oauth-flow.ts). Failures are `OAuthFlowError`s with
+ * the authorization server's error code (`invalid_grant`, …) and a message holding no secret.
+ */
+export interface OAuthFlow {
+  /** A new consent request with a fresh state and PKCE S256; `scopes` are asked for on top of the usual ones. */
+  begin(input: { redirectUri: string; scopes?: string[] }): Promise<ConsentRequest>;
+  /** Exchanges the code; `callbackUrl` is the configured callback with the query the browser brought. */
+  finish(callbackUrl: URL, checks: { codeVerifier: string; expectedState: string; context?: OAuthContext }): Promise<TokenSet>;
+  refresh(refreshToken: string, context?: OAuthContext): Promise<TokenSet>;
+  /** RFC 7009 revocation; false where the service has no endpoint for it. */
+  revoke(token: string, context?: OAuthContext): Promise<boolean>;
+  /** The origin of the consent page when known now (the portal's form-action must allow it). */
+  consentOrigin(): string | undefined;
+}
