@@ -160,6 +160,6 @@ export function staticOAuthFlow(endpoints: ResolvedOAuth2): OAuthFlow {
     finish: (callbackUrl, checks) => exchangeCode(endpoints, callbackUrl, checks),
     refresh: (refreshToken) => refreshTokens(endpoints, refreshToken),
     revoke: (token) => revokeToken(endpoints, token),
-    consentOrigin: () => (URL.canParse(endpoints.authorizeUrl) ? new URL(endpoints.authorizeUrl).origin : undefined),
+    consentOrigin: async () => (URL.canParse(endpoints.authorizeUrl) ? new URL(endpoints.authorizeUrl).origin : undefined),
   };
 }

@@ -36,6 +36,9 @@ export interface OAuthFlow {
   refresh(refreshToken: string, context?: OAuthContext): Promise<TokenSet>;
   /** RFC 7009 revocation; false where the service has no endpoint for it. */
   revoke(token: string, context?: OAuthContext): Promise<boolean>;
-  /** The origin of the consent page when known now (the portal's form-action must allow it). */
-  consentOrigin(): string | undefined;
+  /**
+   * The origin of the consent page (the portal's form-action must allow it before its Connect
+   * button is pressed); undefined when it cannot be learned now.
+   */
+  consentOrigin(): Promise<string | undefined>;
 }

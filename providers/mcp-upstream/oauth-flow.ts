@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { AllowedHost } from '../../core/network-policy.js';
 import {
   type AuthorizationServerMetadata,
@@ -28,6 +29,10 @@ export interface UpstreamOAuthOptions {
 
 /** Authorization server metadata is read again after this (refreshes reuse it meanwhile). */
 const METADATA_TTL_MS = 10 * 60_000;
+/** A portal page waits at most this for the consent origin of a server nobody connected yet… */
+const ORIGIN_DISCOVERY_MS = 5_000;
+/** …and after a failed discovery does not try again for this long. */
+const ORIGIN_RETRY_MS = 30_000;
 
 type OAuth2Auth = Extract<UpstreamEntry['auth'], { type: 'oauth2' }>;
 
@@ -54,6 +59,7 @@ export function upstreamOAuthFlow(
     : undefined;
   const metadata = new Map<string, { as: AuthorizationServerMetadata; at: number }>();
   let origin: string | undefined;
+  let originFailedAt = Number.NEGATIVE_INFINITY;
 
   const remember = (as: AuthorizationServerMetadata) => {
     metadata.set(as.issuer, { as, at: Date.now() });
@@ -131,7 +137,19 @@ export function upstreamOAuthFlow(
       });
     },
 
-    consentOrigin: () => origin,
+    async consentOrigin() {
+      // Learned by any discovery; a portal page showing the Connect button runs one (bounded, and not
+      // again for a while after a failure) when no consent has been asked for since the start.
+      if (origin || Date.now() - originFailedAt < ORIGIN_RETRY_MS) return origin;
+      const discovery = discoverAuthorization(entry.url, { ...egress, expectedIssuer: auth.issuer }).then(
+        (found) => remember(found.authorizationServer),
+        () => {
+          originFailedAt = Date.now();
+        },
+      );
+      await Promise.race([discovery, setTimeout(ORIGIN_DISCOVERY_MS, undefined, { ref: false })]);
+      return origin;
+    },
   };
 }
 

@@ -28,8 +28,9 @@ export const connectsByAttempt = (ctx: ServiceContext, provider: Provider) =>
   (provider.manifest.auth === 'oauth2' && ctx.registry.isConfigured(provider.manifest.name)) || provider.manifest.auth === 'cookie';
 
 /** The origins a Connect button of these providers ends up at, for the page's form-action. */
-export function consentOrigins(ctx: ServiceContext, providers: readonly Provider[]): string[] {
-  return providers.map((p) => ctx.registry.oauthFlow(p.manifest.name)?.consentOrigin()).filter((o): o is string => o !== undefined);
+export async function consentOrigins(ctx: ServiceContext, providers: readonly Provider[]): Promise<string[]> {
+  const origins = await Promise.all(providers.map((p) => ctx.registry.oauthFlow(p.manifest.name)?.consentOrigin()));
+  return origins.filter((o): o is string => o !== undefined);
 }
 
 /** The button that starts a connection (for the organisation when `forOrg`). */

@@ -9,7 +9,7 @@ import { portalPage } from './portal-page.js';
 import type { SignedIn } from './signed-in.js';
 
 /** The page of an integration that is not connected with a key: its Connect button. */
-export function connectPage(ctx: ServiceContext, req: Request, res: Response, me: SignedIn, provider: Provider): void {
+export async function connectPage(ctx: ServiceContext, req: Request, res: Response, me: SignedIn, provider: Provider): Promise<void> {
   const { displayName, description, auth } = provider.manifest;
   if (auth === 'none') {
     res.send(messagePage(displayName, `${displayName} is built in and always connected; there is nothing to connect.`, 'ok'));
@@ -20,7 +20,7 @@ export function connectPage(ctx: ServiceContext, req: Request, res: Response, me
     return;
   }
   const csrf = csrfToken(ctx, req);
-  allowFormActionTo(res, consentOrigins(ctx, [provider]));
+  allowFormActionTo(res, await consentOrigins(ctx, [provider]));
   res.send(
     portalPage(
       displayName,

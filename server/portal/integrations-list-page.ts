@@ -62,7 +62,7 @@ ${me.isAdmin ? html`<td class="actions">${auth === 'none' ? '' : actionFor(ctx, 
   );
   return {
     body,
-    origins: consentOrigins(
+    origins: await consentOrigins(
       ctx,
       providers.filter((p) => connectsByAttempt(ctx, p)),
     ),

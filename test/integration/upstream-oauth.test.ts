@@ -131,6 +131,23 @@ describe('connect an oauth2 upstream through the portal', () => {
   }, 60_000);
 });
 
+describe('the portal', () => {
+  it('a Connect button leads to the discovered consent page, in a process that has not asked for consent yet', async () => {
+    // A fresh Switchboard: the consent page's origin is learned when the page with the button is drawn,
+    // so the page's form-action allows the redirect to it.
+    const fresh = await world.startStack();
+    const erin = await createTestUser(fresh);
+    const page = await signedInPage(browser, erin);
+    const shown = await page.goto(`${fresh.baseUrl}/portal/integrations/${NAME}`);
+    expect(shown?.headers()['content-security-policy']).toMatch(new RegExp(`form-action [^;]*${upstream.issuer}`));
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await consentAs(page, authServer, 'erin-at-acme');
+    expect(await page.locator('h1').textContent()).toBe('Connected');
+    await page.context().close();
+    expect(await execute(erin, 'whoami')).toEqual({ ok: true, result: 'erin-at-acme' });
+  }, 60_000);
+});
+
 describe('tokens', () => {
   it('refreshes near expiry with the resource, rotating the refresh token', async () => {
     const account = (await accountOf(alice))!;
