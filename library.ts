@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type express from 'express';
 import type { Logger } from 'pino';
-import { upstreamOAuthOptions } from './connections/upstream-oauth-options.js';
+import { upstreamServices } from './connections/upstream-services.js';
 import { ConnectionWaiter } from './connections/waiter.js';
 import type { Caller } from './core/caller.js';
 import { type Config, loadConfig } from './core/config.js';
@@ -101,14 +101,14 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     pool = options.storage!.pool;
   }
   const keyring = new Keyring(config.ENCRYPTION_KEYS!, config.ENCRYPTION_ACTIVE_KEY_ID);
-  const oauth = upstreamOAuthOptions(config, pool, keyring);
+  const upstream = upstreamServices(config, pool, keyring);
   const context: ServiceContext = {
     config,
     pool,
     keyring,
     // Without a provider list of its own, the operator's upstream MCP servers join the built-ins.
     registry: ProviderRegistry.fromConfig(
-      options.providers ?? [...providers, ...upstreamProviders(config, providers, { version: pkg.version, logger, oauth })],
+      options.providers ?? [...providers, ...upstreamProviders(config, providers, { version: pkg.version, logger, ...upstream })],
       config,
     ),
     temporal: options.temporal.client,

@@ -3,7 +3,7 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type BuiltinServices, createBuiltinServices } from '../../activities/tool-services.js';
-import { upstreamOAuthOptions } from '../../connections/upstream-oauth-options.js';
+import { upstreamServices } from '../../connections/upstream-services.js';
 import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { SA } from '../../core/search-attributes.js';
@@ -11,7 +11,7 @@ import { TokenSigner } from '../../core/signed-tokens.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
-import { type UpstreamOAuthOptions, upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { type Provider, providerEnvSpec } from '../../providers/sdk.js';
 import type { ServiceContext } from '../../server/context.js';
@@ -33,11 +33,12 @@ export function readConfig(env: Record<string, string | undefined>): Config {
 }
 
 /**
- * The built-in providers and the operator's upstream MCP servers (UPSTREAM_MCP_SERVERS); `oauth`
- * lets `auth: oauth2` upstreams connect (without it the configuration is only checked).
+ * The built-in providers and the operator's upstream MCP servers (UPSTREAM_MCP_SERVERS); with
+ * `services` (connections/upstream-services.ts) `auth: oauth2` upstreams connect and tool listings
+ * are shared through the database (without, the configuration is only checked).
  */
-export function allProviders(config: Config, logger?: Logger, oauth?: UpstreamOAuthOptions): Provider[] {
-  return [...builtinProviders, ...upstreamProviders(config, builtinProviders, { version: pkg.version, logger, oauth })];
+export function allProviders(config: Config, logger?: Logger, services?: ReturnType<typeof upstreamServices>): Provider[] {
+  return [...builtinProviders, ...upstreamProviders(config, builtinProviders, { version: pkg.version, logger, ...services })];
 }
 
 /** Reads and validates the environment; prints every bad variable and exits on error. */
@@ -111,7 +112,7 @@ export async function openServices(config: Config, logger = createLogger({ level
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin({ keyring })] });
-  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstreamOAuthOptions(config, pool, keyring)), config);
+  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstreamServices(config, pool, keyring)), config);
   const toolServices = createBuiltinServices({ pool, config, logger });
   return {
     config,

@@ -3,12 +3,13 @@ import type { AllowedHost } from '../../core/network-policy.js';
 import type { Provider, ToolLogger } from '../sdk.js';
 import { parseUpstreamServers } from './config.js';
 import type { UpstreamOAuthOptions } from './oauth-flow.js';
-import { upstreamProvider } from './provider.js';
+import { type UpstreamCatalogStore, upstreamProvider } from './provider.js';
 
 export { loadCatalog, parseUpstreamServers } from './config.js';
 export type { UpstreamEntry } from './entry.js';
 export type { UpstreamOAuthOptions } from './oauth-flow.js';
-export { upstreamProvider } from './provider.js';
+export { type UpstreamCatalogStore, upstreamProvider } from './provider.js';
+export type { ListedTool } from './tools.js';
 
 interface UpstreamConfig {
   UPSTREAM_MCP_SERVERS?: string;
@@ -24,7 +25,7 @@ interface UpstreamConfig {
 export function upstreamProviders(
   config: UpstreamConfig,
   builtins: readonly Provider[],
-  options: { version: string; logger?: ToolLogger; oauth?: UpstreamOAuthOptions },
+  options: { version: string; logger?: ToolLogger; oauth?: UpstreamOAuthOptions; catalog?: UpstreamCatalogStore },
 ): Provider[] {
   const entries = parseUpstreamServers(config.UPSTREAM_MCP_SERVERS);
   const problems: { variable: string; message: string }[] = [];
@@ -46,6 +47,7 @@ export function upstreamProviders(
       version: options.version,
       logger: options.logger,
       oauth: options.oauth,
+      catalog: options.catalog,
     }),
   );
 }

@@ -23,7 +23,20 @@ export interface UpstreamOptions {
    * only with it (without, as when a configuration is only checked, they are listed but not configured).
    */
   oauth?: UpstreamOAuthOptions;
+  /** Where the last listing is shared between processes and restarts (store/upstream-tool-catalogs.ts). */
+  catalog?: UpstreamCatalogStore;
+  /** Whose catalog this is, e.g. `operator` or a tenant's id: listings are never shared across it. */
+  catalogScope?: string;
 }
+
+/** The shared catalog's storage: the last listing of a server, as the server sent it. */
+export interface UpstreamCatalogStore {
+  load(key: string): Promise<{ tools: ListedTool[]; listedAt: Date } | undefined>;
+  save(key: string, tools: ListedTool[]): Promise<void>;
+}
+
+/** A saved listing larger than this (JSON) is not shared through the database; the process keeps it. */
+const MAX_SAVED_CATALOG_BYTES = 2 * 1024 * 1024;
 
 /** The bounded time a search waits for a first listing of a server nobody listed yet. */
 const FIRST_LISTING_WAIT_MS = 5000;
@@ -41,6 +54,7 @@ class UpstreamToolLists implements DynamicTools {
   private latest: ToolDefinition[] = [];
   private failedAt = Number.NEGATIVE_INFINITY;
   private changes = 0;
+  private loadedSaved = false;
   readonly sessions: UpstreamSessions;
 
   constructor(
@@ -82,6 +96,7 @@ class UpstreamToolLists implements DynamicTools {
   }
 
   async warm(): Promise<void> {
+    await this.loadSaved();
     if (this.entry.auth.type !== 'none') return;
     const cached = this.lists.get('shared');
     if (cached && Date.now() - cached.at < this.options.toolsTtlSec * 1000) return;
@@ -98,6 +113,31 @@ class UpstreamToolLists implements DynamicTools {
     if (!cached) await Promise.race([listing, new Promise((r) => setTimeout(r, FIRST_LISTING_WAIT_MS).unref())]);
   }
 
+  private catalogKey(): string {
+    return `${this.options.catalogScope ?? 'operator'}:${this.entry.name}:${this.entry.url}`;
+  }
+
+  /**
+   * The listing another process (or this one before a restart) saved, until this process lists
+   * the server itself: so a user who has not connected a server that needs a credential still
+   * finds its tools, and the hint to connect. Read once; a failure only leaves the catalog empty.
+   */
+  private async loadSaved(): Promise<void> {
+    if (this.loadedSaved || !this.options.catalog) return;
+    this.loadedSaved = true;
+    try {
+      const saved = await this.options.catalog.load(this.catalogKey());
+      if (!saved || this.latest.length) return;
+      this.latest = convertTools(this.entry, saved.tools, (name, args, ctx) => this.call(name, args, ctx.credential, ctx.signal)).tools;
+      this.changes++;
+    } catch (err) {
+      this.options.logger?.warn(
+        { integration: this.entry.name, err: (err as Error).message.slice(0, 200) },
+        'could not read the saved tool catalog',
+      );
+    }
+  }
+
   private async fetchList(credential: Credential, signal: AbortSignal): Promise<ToolDefinition[]> {
     const listed: ListedTool[] = [];
     await this.sessions.run(credential, signal, async (client) => {
@@ -110,12 +150,22 @@ class UpstreamToolLists implements DynamicTools {
         if (!cursor || listed.length > UPSTREAM_LIMITS.tools * 2) break;
       }
     });
-    const { tools, dropped } = convertTools(this.entry, listed, (name, args, ctx) => this.call(name, args, ctx.credential, ctx.signal));
+    const { tools, dropped, kept } = convertTools(this.entry, listed, (name, args, ctx) =>
+      this.call(name, args, ctx.credential, ctx.signal),
+    );
     if (dropped.length)
       this.options.logger?.warn({ integration: this.entry.name, dropped: dropped.slice(0, 20) }, 'upstream tools left out');
     this.lists.set(credentialKey(credential), { tools, at: Date.now() });
     this.latest = tools;
+    this.loadedSaved = true;
     this.changes++;
+    if (this.options.catalog && JSON.stringify(kept).length <= MAX_SAVED_CATALOG_BYTES) {
+      this.options.catalog
+        .save(this.catalogKey(), kept)
+        .catch((err: Error) =>
+          this.options.logger?.warn({ integration: this.entry.name, err: err.message.slice(0, 200) }, 'could not save the tool catalog'),
+        );
+    }
     return tools;
   }
 

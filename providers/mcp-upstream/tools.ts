@@ -40,6 +40,8 @@ export interface ConvertedTools {
   tools: ToolDefinition[];
   /** Why tools were left out, for the log (names cut to 80 characters). */
   dropped: string[];
+  /** The listed tools that were kept, with only the fields Switchboard reads (what a saved catalog holds). */
+  kept: ListedTool[];
 }
 
 /**
@@ -99,7 +101,14 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
       run: async (args, ctx) => toolResultOf(await call(upstreamName, args, ctx)),
     };
   });
-  return { tools, dropped };
+  const keptListed = kept.map(({ tool, schema }) => ({
+    name: tool.name,
+    ...(typeof tool.title === 'string' && { title: tool.title }),
+    ...(typeof tool.description === 'string' && { description: tool.description.slice(0, UPSTREAM_LIMITS.descriptionChars) }),
+    inputSchema: schema,
+    ...(tool.annotations && typeof tool.annotations === 'object' && { annotations: tool.annotations }),
+  }));
+  return { tools, dropped, kept: keptListed };
 }
 
 /** A copy of the schema without `$id`/`$schema` (ids would be shared in ajv's cache), or undefined. */

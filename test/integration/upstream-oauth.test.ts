@@ -131,6 +131,19 @@ describe('connect an oauth2 upstream through the portal', () => {
   }, 60_000);
 });
 
+describe('search before connecting', () => {
+  it('a user who has not connected finds the tools, in a process that never listed them (the shared catalog)', async () => {
+    // A second Switchboard process on the same database (its own worker and task queue).
+    const fresh = await world.startStack({ env: { DATABASE_SCHEMA: stack.services.config.DATABASE_SCHEMA } });
+    const frank = await createTestUser(fresh);
+    const { body } = await frank.call('search_tools', { query: 'writes a note', integration: NAME });
+    expect(body.tools.map((t: { name: string }) => t.name)).toContain('acme_notes_write_note');
+    const schema = await frank.call('get_tool_schema', { tool: 'acme_notes_write_note' });
+    expect(schema.body.schema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
+    expect(await execute(frank, 'write_note', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'not_connected', integration: NAME } });
+  });
+});
+
 describe('the portal', () => {
   it('a Connect button leads to the discovered consent page, in a process that has not asked for consent yet', async () => {
     // A fresh Switchboard: the consent page's origin is learned when the page with the button is drawn,

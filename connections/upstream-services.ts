@@ -1,0 +1,27 @@
+import type { Config } from '../core/config.js';
+import { clientMetadataDocumentUrl, oauthCallbackUrl } from '../core/urls.js';
+import type { UpstreamCatalogStore, UpstreamOAuthOptions } from '../providers/mcp-upstream/index.js';
+import type { Pool } from '../store/database.js';
+import type { Keyring } from '../store/keyring.js';
+import { clientRegistrationStore } from '../store/mcp-client-registrations.js';
+import { upstreamCatalogStore } from '../store/upstream-tool-catalogs.js';
+
+/**
+ * What upstream MCP servers need from this deployment: for `auth: oauth2`, the registrations table
+ * (one per issuer, shared by every process) and Switchboard's own client URLs under
+ * PUBLIC_BASE_URL; for search, the table where each server's last tool listing is shared.
+ */
+export function upstreamServices(
+  config: Pick<Config, 'PUBLIC_BASE_URL'>,
+  pool: Pool,
+  keyring: Keyring,
+): { oauth: UpstreamOAuthOptions; catalog: UpstreamCatalogStore } {
+  return {
+    oauth: {
+      registrations: clientRegistrationStore(pool, keyring),
+      clientMetadataUrl: clientMetadataDocumentUrl(config),
+      redirectUri: oauthCallbackUrl(config),
+    },
+    catalog: upstreamCatalogStore(pool),
+  };
+}

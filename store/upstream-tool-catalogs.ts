@@ -1,0 +1,22 @@
+import type { ListedTool, UpstreamCatalogStore } from '../providers/mcp-upstream/index.js';
+import type { Queryable } from './queryable.js';
+
+/**
+ * Upstream MCP servers' last tool listings (migration 1700000000027), shared by every process.
+ * A listing is saved as the server sent it and converted (bounded, checked) again when read.
+ */
+export function upstreamCatalogStore(db: Queryable): UpstreamCatalogStore {
+  return {
+    async load(key) {
+      const { rows } = await db.query('SELECT tools, listed_at FROM upstream_tool_catalogs WHERE catalog_key = $1', [key]);
+      return rows[0] ? { tools: rows[0].tools as ListedTool[], listedAt: rows[0].listed_at as Date } : undefined;
+    },
+    async save(key, tools) {
+      await db.query(
+        `INSERT INTO upstream_tool_catalogs (catalog_key, tools, listed_at) VALUES ($1, $2, now())
+         ON CONFLICT (catalog_key) DO UPDATE SET tools = EXCLUDED.tools, listed_at = now()`,
+        [key, JSON.stringify(tools)],
+      );
+    },
+  };
+}
