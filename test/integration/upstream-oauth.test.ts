@@ -140,7 +140,10 @@ describe('search before connecting', () => {
     expect(body.tools.map((t: { name: string }) => t.name)).toContain('acme_notes_write_note');
     const schema = await frank.call('get_tool_schema', { tool: 'acme_notes_write_note' });
     expect(schema.body.schema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
-    expect(await execute(frank, 'write_note', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'not_connected', integration: NAME } });
+    expect(await execute(frank, 'write_note', { text: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_connected', integration: NAME },
+    });
   });
 });
 
@@ -270,6 +273,27 @@ describe('attackers', () => {
     await page.context().close();
     expect(upstream.registrations).toBe(registrations);
   }, 60_000);
+
+  it('a server that names another authorization server after the consent gets no refresh token sent there', async () => {
+    const hostileRequests: string[] = [];
+    const hostile = await world.serve((req, res) => {
+      hostileRequests.push(req.url ?? '');
+      res.statusCode = 404;
+      res.end();
+    });
+    const account = (await accountOf(alice))!;
+    upstream.authorizationServers = [hostile.url];
+    try {
+      await pool.query(`UPDATE accounts SET access_expires_at = now() WHERE id = $1`, [account.id]);
+      const refreshes = upstream.grants.refresh_token ?? 0;
+      expect(await execute(alice, 'whoami')).toEqual({ ok: true, result: 'alice-at-acme' });
+      // Refreshed at the issuer the consent was given to, for the resource it was given for.
+      expect(upstream.grants.refresh_token).toBe(refreshes + 1);
+      expect(hostileRequests).toEqual([]);
+    } finally {
+      upstream.authorizationServers = [upstream.issuer];
+    }
+  });
 
   it('no token, code, verifier or client secret reaches the workflow history, the logs or the audit log', async () => {
     const registration = await findClientRegistration(pool, keyring, upstream.issuer);

@@ -40,6 +40,8 @@ export interface McpAuthWorld {
   registrations: number;
   /** Times the authorization server fetched Switchboard's client metadata document. */
   metadataDocumentFetches: number;
+  /** What the server's protected resource metadata names as its authorization servers (a test may change it). */
+  authorizationServers: string[];
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export async function startMcpAuthWorld(options: { cimd?: boolean; accessTokenTt
   const switchboardHttp = createServer(switchboardApp);
   const switchboardPort = await listen(switchboardHttp);
 
-  const world = { grants: {} as Record<string, number>, registrations: 0, metadataDocumentFetches: 0 };
+  const world = { grants: {} as Record<string, number>, registrations: 0, metadataDocumentFetches: 0, authorizationServers: [issuer] };
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -133,7 +135,10 @@ export async function startMcpAuthWorld(options: { cimd?: boolean; accessTokenTt
   const asHttp = createServer(provider.callback());
   await listen(asHttp, asPort);
 
-  mcpServerHttp.on('request', mcpApp(provider, mcpUrl, metadataUrl, issuer));
+  mcpServerHttp.on(
+    'request',
+    mcpApp(provider, mcpUrl, metadataUrl, () => world.authorizationServers),
+  );
 
   return Object.assign(world, {
     issuer,
@@ -146,10 +151,10 @@ export async function startMcpAuthWorld(options: { cimd?: boolean; accessTokenTt
 }
 
 /** The MCP server: its metadata, bearer checks (the SDK's middleware) and two tools. */
-function mcpApp(provider: Provider, mcpUrl: string, metadataUrl: string, issuer: string): express.Express {
+function mcpApp(provider: Provider, mcpUrl: string, metadataUrl: string, authorizationServers: () => string[]): express.Express {
   const app = express();
   app.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => {
-    res.json({ resource: mcpUrl, authorization_servers: [issuer], scopes_supported: ['mcp:read', 'mcp:write'] });
+    res.json({ resource: mcpUrl, authorization_servers: authorizationServers(), scopes_supported: ['mcp:read', 'mcp:write'] });
   });
   const verifier = {
     async verifyAccessToken(token: string) {
