@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -89,6 +90,15 @@ describe('UPSTREAM_MCP_SERVERS', () => {
       issuer: 'https://as.example',
       scopes: ['read'],
     });
+  });
+
+  it('the example entries of README and docs/upstream-mcp.md are valid configurations', () => {
+    const root = new URL('../../', import.meta.url);
+    const examples = ['README.md', 'docs/upstream-mcp.md'].flatMap((file) =>
+      [...readFileSync(new URL(file, root), 'utf8').matchAll(/UPSTREAM_MCP_SERVERS='(\[[\s\S]*?\])'/g)].map((m) => ({ file, json: m[1] })),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const { file, json } of examples) expect(parseUpstreamServers(json).length, file).toBeGreaterThan(0);
   });
 
   it('ships a catalog that validates, with unique names', () => {
