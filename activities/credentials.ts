@@ -135,7 +135,7 @@ export class CredentialStore {
     current: LoadedCredential,
     leaseId: string,
   ): Promise<LoadedCredential> {
-    const endpoints = this.registry.oauth2(account.integration);
+    const endpoints = (await this.registry.forTenant(account.tenantId)).oauth2(account.integration);
     const refreshToken = current.credential.refreshToken;
     const dead = async (reason: string): Promise<LoadedCredential> => {
       // Only a refusal from the service marks the account (a network hiccup does not), and only

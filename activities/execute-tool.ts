@@ -6,7 +6,7 @@ import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
-import type { ToolEntry } from '../providers/registry.js';
+import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
@@ -67,8 +67,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
   async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<CallOutcome> {
     const { call } = input;
-    const listed = deps.registry.dynamicProviderOf(call.tool);
-    let entry = listed ? undefined : deps.registry.toolByQualifiedName(call.tool);
+    // The caller's tenant's view: its own upstream servers, never another tenant's.
+    const registry = await deps.registry.forTenant(input.tenantId);
+    const listed = registry.dynamicProviderOf(call.tool);
+    let entry = listed ? undefined : registry.toolByQualifiedName(call.tool);
     const provider = listed ?? entry?.provider;
     if (!provider) return failure('not_found', `No tool is named ${call.tool}.`);
     const integration = provider.manifest.name;
@@ -93,12 +95,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
     if (provider.manifest.auth === 'none') {
       if (listed) {
-        const found = await listedTool(listed, input, { type: 'none' });
+        const found = await listedTool(registry, listed, input, { type: 'none' });
         if (!('tool' in found)) return found;
         entry = found;
       }
       const parsed = parse(entry!);
-      return 'valid' in parsed ? invoke(entry!, input, parsed.data) : parsed;
+      return 'valid' in parsed ? invoke(registry, entry!, input, parsed.data) : parsed;
     }
     let args: unknown;
     if (entry) {
@@ -131,14 +133,14 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       if (credentials.needsRefresh(loaded)) loaded = await credentials.refresh(account);
       if (listed) {
         // An upstream server's tools as this account sees them (listed with its credential when stale).
-        const found = await listedTool(listed, input, toToolCredential(loaded.credential), account);
+        const found = await listedTool(registry, listed, input, toToolCredential(loaded.credential), account);
         if (!('tool' in found)) return found;
         entry = found;
         const parsed = parse(entry);
         if (!('valid' in parsed)) return parsed;
         args = parsed.data;
       }
-      return await invoke(entry!, input, args, { loaded, account });
+      return await invoke(registry, entry!, input, args, { loaded, account });
     } catch (err) {
       if (err instanceof CredentialError) {
         return err.code === 'needs_reauth'
@@ -154,6 +156,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
    * server does not offer it (not_found), refused the credential (needs_reauth), or could not list.
    */
   async function listedTool(
+    registry: ProviderRegistry,
     provider: Provider,
     input: Required<ExecuteToolInput>,
     credential: Credential,
@@ -162,7 +165,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     const integration = provider.manifest.name;
     const signal = AbortSignal.timeout(input.timeoutMs);
     try {
-      const found = await deps.registry.dynamicTool(provider, input.call.tool, credential, signal);
+      const found = await registry.dynamicTool(provider, input.call.tool, credential, signal);
       return found ?? failure('not_found', `No tool is named ${input.call.tool}.`);
     } catch (err) {
       if (err instanceof ProviderHttpError && (err.status === 401 || err.status === 403) && account) {
@@ -187,6 +190,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
    * for OAuth credentials.
    */
   async function invoke(
+    registry: ProviderRegistry,
     entry: ToolEntry,
     input: Required<ExecuteToolInput>,
     args: unknown,
@@ -203,7 +207,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         createToolContext({
           provider: entry.provider,
           credential: current ? toToolCredential(current.credential) : { type: 'none' },
-          apiBaseUrl: deps.registry.apiBaseUrl(integration),
+          apiBaseUrl: registry.apiBaseUrl(integration),
           signal,
           logger: deps.logger.child({ tool: input.call.tool }),
           caller: { tenantId: input.tenantId, userId: input.userId },
@@ -319,7 +323,8 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         durationMs,
       });
       const label = outcome.ok ? 'ok' : outcome.error.code;
-      const provider = deps.registry.toolByQualifiedName(input.call.tool)?.provider.manifest.name ?? 'unknown';
+      const registry = await deps.registry.forTenant(input.tenantId).catch(() => deps.registry);
+      const provider = registry.toolByQualifiedName(input.call.tool)?.provider.manifest.name ?? 'unknown';
       toolCalls.inc({ provider, tool: provider === 'unknown' ? 'unknown' : input.call.tool, outcome: label });
       toolCallDuration.observe({ provider, outcome: label }, durationMs / 1000);
       deps.logger.info({ tool: input.call.tool, outcome: label, durationMs: Math.round(durationMs) }, 'tool call');

@@ -45,7 +45,7 @@ export async function openConnectLink(ctx: ConnectLinkDeps, visit: BrowserVisit)
   const refused = await whyMayNotConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
   if (refused) return { kind: 'not-allowed', reason: refused };
   if (attempt.authMode === 'cookie') return { kind: 'cookie-capture', attempt };
-  const endpoints = ctx.registry.oauth2(attempt.integration);
+  const endpoints = (await ctx.registry.forTenant(attempt.tenantId)).oauth2(attempt.integration);
   if (attempt.authMode !== 'oauth2' || !endpoints) {
     return pageAnswer(400, 'Cannot connect here', `${attempt.integration} is not connected through this link.`);
   }

@@ -13,7 +13,7 @@ export async function disconnectAccount(
   account: Pick<Account, 'tenantId' | 'id' | 'integration'>,
 ): Promise<{ revoked: boolean; deleted: boolean }> {
   let revoked = false;
-  const endpoints = ctx.registry.oauth2(account.integration);
+  const endpoints = (await ctx.registry.forTenant(account.tenantId)).oauth2(account.integration);
   if (endpoints?.revokeUrl) {
     const credential = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
     const token = credential?.refreshToken ?? credential?.accessToken;

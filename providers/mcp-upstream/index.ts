@@ -2,9 +2,10 @@ import { ConfigError } from '../../core/config.js';
 import type { AllowedHost } from '../../core/network-policy.js';
 import type { Provider, ToolLogger } from '../sdk.js';
 import { parseUpstreamServers } from './config.js';
+import type { UpstreamEntry } from './entry.js';
 import { upstreamProvider } from './provider.js';
 
-export { loadCatalog, parseUpstreamServers } from './config.js';
+export { loadCatalog, parseTenantUpstream, parseUpstreamServers } from './config.js';
 export type { UpstreamEntry } from './entry.js';
 export { upstreamProvider } from './provider.js';
 
@@ -43,13 +44,23 @@ export function upstreamProviders(
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  return entries.map((entry) =>
+  return entries.map(upstreamFactory(config, options));
+}
+
+/**
+ * The one way this deployment turns an entry into a provider: the operator's servers above, and
+ * tenants' own servers (ProviderRegistry.withTenantServers), built with the same options.
+ */
+export function upstreamFactory(
+  config: UpstreamConfig,
+  options: { version: string; logger?: ToolLogger },
+): (entry: UpstreamEntry) => Provider {
+  return (entry) =>
     upstreamProvider(entry, {
       allowedHosts: config.UPSTREAM_MCP_ALLOWED_HOSTS,
       maxResponseBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
       toolsTtlSec: config.UPSTREAM_MCP_TOOLS_TTL_SEC,
       version: options.version,
       logger: options.logger,
-    }),
-  );
+    });
 }
