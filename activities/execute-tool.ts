@@ -52,6 +52,9 @@ interface CallAudit {
 
 class DeadlineExceeded extends Error {}
 
+/** The metric label of every tenant's own upstream servers (metricProvider). */
+const TENANT_UPSTREAM = 'tenant-upstream';
+
 /**
  * One tool call: policy → argument parse → credential (refreshed when near expiry) → provider
  * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
@@ -290,6 +293,17 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     }
   }
 
+  /**
+   * The metric label of a call's provider. Tenants' own servers share one label: their names and
+   * tools are chosen by each tenant, and metric labels must stay few.
+   */
+  async function metricProvider(input: ExecuteToolInput): Promise<string> {
+    const known = deps.registry.toolByQualifiedName(input.call.tool);
+    if (known) return known.provider.manifest.name;
+    const view = await deps.registry.forTenant(input.tenantId).catch(() => deps.registry);
+    return view !== deps.registry && view.toolByQualifiedName(input.call.tool) ? TENANT_UPSTREAM : 'unknown';
+  }
+
   return {
     async executeToolCall(request: ExecuteToolInput): Promise<CallOutcome> {
       const input = {
@@ -323,9 +337,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         durationMs,
       });
       const label = outcome.ok ? 'ok' : outcome.error.code;
-      const registry = await deps.registry.forTenant(input.tenantId).catch(() => deps.registry);
-      const provider = registry.toolByQualifiedName(input.call.tool)?.provider.manifest.name ?? 'unknown';
-      toolCalls.inc({ provider, tool: provider === 'unknown' ? 'unknown' : input.call.tool, outcome: label });
+      const provider = await metricProvider(input);
+      toolCalls.inc({
+        provider,
+        tool: provider === 'unknown' || provider === TENANT_UPSTREAM ? provider : input.call.tool,
+        outcome: label,
+      });
       toolCallDuration.observe({ provider, outcome: label }, durationMs / 1000);
       deps.logger.info({ tool: input.call.tool, outcome: label, durationMs: Math.round(durationMs) }, 'tool call');
       return outcome;
