@@ -167,6 +167,29 @@ describe('admin CLI: upstream add / list / remove', () => {
   });
 });
 
+describe("admin CLI: a tenant's own servers in its settings and organisation accounts", () => {
+  it("settings set --enable-providers and org-account create take the tenant's own servers, and no other tenant's", async () => {
+    const [c, a] = [adminC.user.tenantId, adminA.user.tenantId];
+    const keyed = entry('ckey', keyedServer.url, { auth: { type: 'apikey', header: 'X-Api-Key' } });
+    expect((await cli('upstream', 'add', '--tenant', c, keyed)).code).toBe(0);
+    const set = await cli('settings', 'set', '--tenant', c, '--enable-providers', 'ckey,github');
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(set.stdout)).toEqual({ enabledProviders: ['ckey', 'github'] });
+    expect(await cli('settings', 'set', '--tenant', a, '--enable-providers', 'ckey')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown provider "ckey"'),
+    });
+    const org = await cli('org-account', 'create', '--tenant', c, '--integration', 'ckey', '--label', 'C org key');
+    expect(org).toMatchObject({ code: 0, stderr: '' });
+    expect(await cli('org-account', 'create', '--tenant', a, '--integration', 'ckey', '--label', 'x')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown integration "ckey"'),
+    });
+    expect(await cli('settings', 'set', '--tenant', c, '--all-providers')).toMatchObject({ code: 0 });
+    expect(await cli('upstream', 'remove', '--tenant', c, 'ckey')).toMatchObject({ code: 0 });
+  });
+});
+
 describe("another tenant's people cannot see, search, call or connect tenant A's servers", () => {
   it('list_integrations, search_tools, get_tool_schema and execute answer each tenant its own servers only', async () => {
     expect(await integrations(memberA)).toEqual(expect.arrayContaining(['acme', 'akey', 'opsrv']));
