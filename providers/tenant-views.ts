@@ -42,6 +42,8 @@ export class TenantViews<V> {
   private readonly cache = new Map<string, CachedView<V>>();
   private readonly loading = new Map<string, Promise<V | undefined>>();
   private readonly built = new Map<string, Map<string, Built>>();
+  /** Bumped by forget(): a read that started before a change must not cache what it read. */
+  private readonly generations = new Map<string, number>();
 
   constructor(
     readonly servers: TenantServers,
@@ -57,7 +59,10 @@ export class TenantViews<V> {
     if (cached && Date.now() - cached.checkedAt < this.ttlMs) return Promise.resolve(cached.view);
     let pending = this.loading.get(tenantId);
     if (!pending) {
-      pending = this.reload(tenantId).finally(() => this.loading.delete(tenantId));
+      const loading: Promise<V | undefined> = this.reload(tenantId).finally(() => {
+        if (this.loading.get(tenantId) === loading) this.loading.delete(tenantId);
+      });
+      pending = loading;
       this.loading.set(tenantId, pending);
     }
     return pending;
@@ -66,6 +71,8 @@ export class TenantViews<V> {
   /** Drops the cached view (this process just changed the tenant's servers). */
   forget(tenantId: string): void {
     this.cache.delete(tenantId);
+    this.loading.delete(tenantId);
+    this.generations.set(tenantId, (this.generations.get(tenantId) ?? 0) + 1);
   }
 
   async close(): Promise<void> {
@@ -76,7 +83,10 @@ export class TenantViews<V> {
   }
 
   private async reload(tenantId: string): Promise<V | undefined> {
+    const generation = this.generations.get(tenantId) ?? 0;
     const rows = await this.servers.load(tenantId);
+    // The tenant's servers changed while they were read: read them again rather than keep the old rows.
+    if ((this.generations.get(tenantId) ?? 0) !== generation) return this.get(tenantId);
     const entries: UpstreamEntry[] = [];
     for (const row of rows) {
       const parsed = upstreamEntrySchema.safeParse(row.entry);

@@ -22,7 +22,7 @@ const entryOf = (name: string, extra: Partial<UpstreamEntry> = {}) => ({
  * provider with one declared tool named after the entry (so search sees it without a server), and
  * counts builds and closes.
  */
-function world(rows: Record<string, unknown[]>, ttlMs = 50) {
+function world(rows: Record<string, unknown[]>, ttlMs = 50, firstRead?: Promise<void>) {
   const loads: string[] = [];
   const built: string[] = [];
   const closed: string[] = [];
@@ -30,7 +30,10 @@ function world(rows: Record<string, unknown[]>, ttlMs = 50) {
   const servers: TenantServers = {
     async load(tenantId) {
       loads.push(tenantId);
-      return (rows[tenantId] ?? []).map((entry) => ({ name: (entry as { name: string }).name, entry }));
+      // What the database held when the read began; the first read can be held back to race a change.
+      const read = (rows[tenantId] ?? []).map((entry) => ({ name: (entry as { name: string }).name, entry }));
+      if (loads.length === 1 && firstRead) await firstRead;
+      return read;
     },
     build(entry): Provider {
       built.push(entry.name);
@@ -145,6 +148,24 @@ describe('ProviderRegistry.forTenant', () => {
     rows.a = [];
     registry.forgetTenant('a');
     expect(await registry.forTenant('a')).toBe(registry);
+  });
+
+  it('a change made while the rows were being read is not hidden by that read', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const rows = { a: [entryOf('acme')] };
+    const { registry, loads } = world(rows, 60_000, held);
+    const before = registry.forTenant('a');
+    await sleep(0);
+    rows.a = [entryOf('acme'), entryOf('bravo')];
+    registry.forgetTenant('a');
+    const after = registry.forTenant('a');
+    release();
+    expect(names(await before)).toContain('bravo');
+    expect(await after).toBe(await before);
+    expect(loads).toEqual(['a', 'a']);
   });
 
   it("leaves out a stored entry that takes a deployment integration's name, or no longer validates", async () => {
