@@ -59,7 +59,7 @@ export class ProviderRegistry {
   }
 
   /** Lets tenants' own upstream servers (store/tenant-upstream-servers.ts) join their views. Once, on the base registry. */
-  withTenantServers(servers: TenantServers, ttlMs?: number): this {
+  withTenantServers(servers: TenantServers, timing: { ttlMs?: number; idleMs?: number } = {}): this {
     if (this.view) throw new Error('a tenant view takes no tenant servers of its own');
     this.tenantViews = new TenantViews(
       servers,
@@ -69,7 +69,8 @@ export class ProviderRegistry {
         view.view = { base: this, tenantId };
         return view;
       },
-      ttlMs,
+      timing.ttlMs,
+      timing.idleMs,
     );
     return this;
   }

@@ -21,6 +21,9 @@ export interface TenantServers {
  */
 export const TENANT_VIEW_TTL_MS = 5000;
 
+/** A tenant nobody asked for in this long has its servers' sessions closed and its view dropped (built again on use). */
+export const TENANT_VIEW_IDLE_MS = 10 * 60_000;
+
 interface Built {
   fingerprint: string;
   provider: Provider;
@@ -51,6 +54,7 @@ export class TenantViews<V> {
     private readonly takenBy: (name: string) => string | undefined,
     private readonly makeView: (tenantId: string, providers: Provider[]) => V,
     private readonly ttlMs = TENANT_VIEW_TTL_MS,
+    private readonly idleMs = TENANT_VIEW_IDLE_MS,
   ) {}
 
   /** The tenant's view, or undefined when it has no servers of its own (the base answers). */
@@ -75,6 +79,21 @@ export class TenantViews<V> {
     this.generations.set(tenantId, (this.generations.get(tenantId) ?? 0) + 1);
   }
 
+  /**
+   * Closes the servers of tenants nobody asked for in TENANT_VIEW_IDLE_MS (a view in use is read
+   * again every TTL, which renews checkedAt), so a deployment of many tenants holds sessions only
+   * for the active ones. Runs on reads, which every active tenant makes every few seconds.
+   */
+  private dropIdle(except: string): void {
+    const now = Date.now();
+    for (const [tenantId, cached] of this.cache) {
+      if (tenantId === except || now - cached.checkedAt < this.idleMs || this.loading.has(tenantId)) continue;
+      this.cache.delete(tenantId);
+      for (const { provider } of this.built.get(tenantId)?.values() ?? []) void provider.dynamicTools?.close().catch(() => undefined);
+      this.built.delete(tenantId);
+    }
+  }
+
   async close(): Promise<void> {
     const all = [...this.built.values()].flatMap((m) => [...m.values()]);
     this.built.clear();
@@ -87,6 +106,7 @@ export class TenantViews<V> {
     const rows = await this.servers.load(tenantId);
     // The tenant's servers changed while they were read: read them again rather than keep the old rows.
     if ((this.generations.get(tenantId) ?? 0) !== generation) return this.get(tenantId);
+    this.dropIdle(tenantId);
     const entries: UpstreamEntry[] = [];
     for (const row of rows) {
       const parsed = upstreamEntrySchema.safeParse(row.entry);

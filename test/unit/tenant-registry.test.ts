@@ -22,7 +22,7 @@ const entryOf = (name: string, extra: Partial<UpstreamEntry> = {}) => ({
  * provider with one declared tool named after the entry (so search sees it without a server), and
  * counts builds and closes.
  */
-function world(rows: Record<string, unknown[]>, ttlMs = 50, firstRead?: Promise<void>) {
+function world(rows: Record<string, unknown[]>, ttlMs = 50, firstRead?: Promise<void>, idleMs?: number) {
   const loads: string[] = [];
   const built: string[] = [];
   const closed: string[] = [];
@@ -71,7 +71,7 @@ function world(rows: Record<string, unknown[]>, ttlMs = 50, firstRead?: Promise<
     },
     onSkipped: (tenantId, name, reason) => skipped.push(`${tenantId}/${name}: ${reason}`),
   };
-  const registry = new ProviderRegistry(builtinProviders).withTenantServers(servers, ttlMs);
+  const registry = new ProviderRegistry(builtinProviders).withTenantServers(servers, { ttlMs, idleMs });
   return { registry, loads, built, closed, skipped };
 }
 
@@ -178,6 +178,21 @@ describe('ProviderRegistry.forTenant', () => {
       'a/github: the integration github of the deployment has this name',
       'a/broken: its stored entry no longer validates',
     ]);
+  });
+
+  it("closes an idle tenant's sessions when another tenant's rows are read, and builds them again on its next use", async () => {
+    const { registry, built, closed } = world({ a: [entryOf('acme')], b: [entryOf('bravo')] }, 10, undefined, 1000);
+    const first = await registry.forTenant('a');
+    await sleep(20);
+    await registry.forTenant('b');
+    expect(closed).toEqual([]);
+    await sleep(1100);
+    await registry.forTenant('b');
+    await sleep(0);
+    expect(closed).toEqual(['acme']);
+    const again = await registry.forTenant('a');
+    expect(again).not.toBe(first);
+    expect(built).toEqual(['acme', 'bravo', 'acme']);
   });
 
   it('closes tenant providers with the base registry; closing a view closes nothing', async () => {
