@@ -40,6 +40,16 @@ function serverRow(csrf: string, server: TenantUpstreamSummary): SafeHtml {
 <input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="small danger">Remove</button></form></td></tr>`;
 }
 
+/** Whether a catalog entry would be accepted now (the same check as adding it; nothing is stored or sent). */
+function addable(ctx: ServiceContext, name: string): boolean {
+  try {
+    ctx.registry.tenantEntry(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function upstreamsPage(
   ctx: ServiceContext,
   req: Request,
@@ -49,8 +59,8 @@ async function upstreamsPage(
   const csrf = csrfToken(ctx, req);
   const servers = await listTenantUpstreams(ctx.pool, me.caller.tenantId);
   const own = new Set(servers.map((s) => s.name));
-  // Catalog entries the deployment already offers (or the organisation added) are not offered again.
-  const offered = loadCatalog().filter((e) => !own.has(e.name) && !ctx.registry.takenBy(e.name));
+  // Catalog entries the deployment already offers (or the organisation added), or this build cannot serve, are not offered.
+  const offered = loadCatalog().filter((e) => !own.has(e.name) && addable(ctx, e.name));
   const list = servers.length
     ? html`<table><thead><tr><th>Server</th><th>URL</th><th>Auth</th><th>Actions</th></tr></thead><tbody>${servers.map((s) => serverRow(csrf, s))}</tbody></table>`
     : html`<div class="box"><p>The organisation has no upstream servers of its own yet.</p></div>`;

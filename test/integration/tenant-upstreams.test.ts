@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
+import { loadCatalog } from '../../providers/mcp-upstream/config.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { Keyring } from '../../store/keyring.js';
 import {
@@ -295,6 +296,18 @@ describe('the portal page /portal/upstreams', () => {
       // The operator's server and the tenant's own are not offered again from the catalog.
       const offered = await page.locator('#catalog option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
       expect(offered).toContain('deepwiki');
+      // Nothing is offered that adding would refuse (in this build: the oauth2 entries, until the upstream OAuth module).
+      const refused = loadCatalog()
+        .map((e) => e.name)
+        .filter((name) => {
+          try {
+            stack.services.registry.tenantEntry(name);
+            return false;
+          } catch {
+            return true;
+          }
+        });
+      expect(offered.filter((name) => refused.includes(name))).toEqual([]);
 
       await page.selectOption('#catalog', 'deepwiki');
       await page.getByRole('button', { name: 'Add server' }).click();
