@@ -10,7 +10,7 @@ import { inputJsonSchema } from './core/json-schema.js';
 import { TokenSigner } from './core/signed-tokens.js';
 import pkg from './package.json' with { type: 'json' };
 import { builtinProviders } from './providers/index.js';
-import { upstreamProviders } from './providers/mcp-upstream/index.js';
+import { tenantUpstreamFactory, upstreamProviders } from './providers/mcp-upstream/index.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { type Provider, providerEnvSpec } from './providers/sdk.js';
 import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.js';
@@ -21,6 +21,7 @@ import { AGENT_TOOLS } from './server/meta/index.js';
 import { runMetaTool } from './server/meta/meta-tool.js';
 import { createPool, migrate, type Pool } from './store/database.js';
 import { Keyring } from './store/keyring.js';
+import { tenantUpstreamSource } from './store/tenant-upstream-servers.js';
 
 /** One of the two agent tools, ready to register in an agent runtime. */
 export interface AgentTool {
@@ -106,11 +107,16 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     config,
     pool,
     keyring,
-    // Without a provider list of its own, the operator's upstream MCP servers join the built-ins.
-    registry: ProviderRegistry.fromConfig(
-      options.providers ?? [...providers, ...upstreamProviders(config, providers, { version: pkg.version, logger, ...upstream })],
-      config,
-    ),
+    // Without a provider list of its own, the operator's upstream MCP servers join the built-ins,
+    // and each tenant's own servers its view (ProviderRegistry.forTenant).
+    registry: options.providers
+      ? ProviderRegistry.fromConfig(options.providers, config)
+      : ProviderRegistry.fromConfig(
+          [...providers, ...upstreamProviders(config, providers, { version: pkg.version, logger, ...upstream })],
+          config,
+        ).withTenantServers(
+          tenantUpstreamSource(pool, keyring, tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }), logger),
+        ),
     temporal: options.temporal.client,
     logger,
     signer: new TokenSigner(signingSecret(config, logger)),

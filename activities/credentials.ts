@@ -135,7 +135,7 @@ export class CredentialStore {
     current: LoadedCredential,
     leaseId: string,
   ): Promise<LoadedCredential> {
-    const flow = this.registry.oauthFlow(account.integration);
+    const flow = (await this.registry.forTenant(account.tenantId)).oauthFlow(account.integration);
     const refreshToken = current.credential.refreshToken;
     const dead = async (reason: string): Promise<LoadedCredential> => {
       // Only a refusal from the service marks the account (a network hiccup does not), and only
@@ -143,7 +143,7 @@ export class CredentialStore {
       await releaseRefresh(this.pool, account, leaseId, current.version);
       const newer = await this.newerThan(account, current.version);
       if (newer) return newer;
-      this.onRefresh(account.integration, 'failed');
+      this.onRefresh(this.metricLabel(account.integration), 'failed');
       throw new CredentialError('needs_reauth', reason);
     };
     if (!refreshToken || !flow) return dead('the service gave no refresh token');
@@ -160,7 +160,7 @@ export class CredentialStore {
         return dead(`the service refused the refresh (${err.code})`);
       }
       await releaseRefresh(this.pool, account, leaseId);
-      this.onRefresh(account.integration, 'failed');
+      this.onRefresh(this.metricLabel(account.integration), 'failed');
       throw new CredentialError('refresh_failed', `could not refresh the token: ${(err as Error).message}`);
     } finally {
       clearInterval(renewal);
@@ -182,8 +182,13 @@ export class CredentialStore {
       if (newer) return newer;
       throw new CredentialError('refresh_failed', 'the account changed while its token was being refreshed; try again');
     }
-    this.onRefresh(account.integration, 'ok');
+    this.onRefresh(this.metricLabel(account.integration), 'ok');
     return { credential, version: current.version + 1, expiresAt };
+  }
+
+  /** A tenant's own upstream server is counted as `tenant-upstream`: names tenants choose never become metric labels. */
+  private metricLabel(integration: string): string {
+    return this.registry.get(integration) ? integration : 'tenant-upstream';
   }
 
   /** The account's stored credential when it is newer than `version` and usable, else undefined. */

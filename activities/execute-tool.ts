@@ -7,7 +7,7 @@ import { providerErrorText, redact } from '../core/result-limits.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
 import { stepUpScopes } from '../providers/mcp-auth/index.js';
-import type { ToolEntry } from '../providers/registry.js';
+import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
@@ -56,6 +56,9 @@ class DeadlineExceeded extends Error {}
 /** listedTool's answer to a 401 on an OAuth token it may refresh. */
 const REFRESH_AND_RETRY = Symbol('refresh-and-retry');
 
+/** The metric label of every tenant's own upstream servers (metricProvider). */
+const TENANT_UPSTREAM = 'tenant-upstream';
+
 /**
  * One tool call: policy → argument parse → credential (refreshed when near expiry) → provider
  * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
@@ -71,8 +74,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
   async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<CallOutcome> {
     const { call } = input;
-    const listed = deps.registry.dynamicProviderOf(call.tool);
-    let entry = listed ? undefined : deps.registry.toolByQualifiedName(call.tool);
+    // The caller's tenant's view: its own upstream servers, never another tenant's.
+    const registry = await deps.registry.forTenant(input.tenantId);
+    const listed = registry.dynamicProviderOf(call.tool);
+    let entry = listed ? undefined : registry.toolByQualifiedName(call.tool);
     const provider = listed ?? entry?.provider;
     if (!provider) return failure('not_found', `No tool is named ${call.tool}.`);
     const integration = provider.manifest.name;
@@ -97,12 +102,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
 
     if (provider.manifest.auth === 'none') {
       if (listed) {
-        const found = await listedTool(listed, input, { type: 'none' });
+        const found = await listedTool(registry, listed, input, { type: 'none' });
         if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
       }
       const parsed = parse(entry!);
-      return 'valid' in parsed ? invoke(entry!, input, parsed.data) : parsed;
+      return 'valid' in parsed ? invoke(registry, entry!, input, parsed.data) : parsed;
     }
     let args: unknown;
     if (entry) {
@@ -135,11 +140,11 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       if (credentials.needsRefresh(loaded)) loaded = await credentials.refresh(account);
       if (listed) {
         // An upstream server's tools as this account sees them (listed with its credential when stale).
-        let found = await listedTool(listed, input, toToolCredential(loaded.credential), account);
+        let found = await listedTool(registry, listed, input, toToolCredential(loaded.credential), account);
         if (found === REFRESH_AND_RETRY) {
           // A 401 on an OAuth token: one refresh, one more listing (the tool call gets the same one on its own 401).
           loaded = await credentials.refresh(account, loaded.version);
-          found = await listedTool(listed, input, toToolCredential(loaded.credential), account, false);
+          found = await listedTool(registry, listed, input, toToolCredential(loaded.credential), account, false);
         }
         if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
@@ -147,7 +152,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         if (!('valid' in parsed)) return parsed;
         args = parsed.data;
       }
-      return await invoke(entry!, input, args, { loaded, account });
+      return await invoke(registry, entry!, input, args, { loaded, account });
     } catch (err) {
       if (err instanceof CredentialError) {
         return err.code === 'needs_reauth'
@@ -164,6 +169,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
    * REFRESH_AND_RETRY when an OAuth token was refused (401) and `mayRefresh`.
    */
   async function listedTool(
+    registry: ProviderRegistry,
     provider: Provider,
     input: Required<ExecuteToolInput>,
     credential: Credential,
@@ -173,7 +179,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     const integration = provider.manifest.name;
     const signal = AbortSignal.timeout(input.timeoutMs);
     try {
-      const found = await deps.registry.dynamicTool(provider, input.call.tool, credential, signal);
+      const found = await registry.dynamicTool(provider, input.call.tool, credential, signal);
       return found ?? failure('not_found', `No tool is named ${input.call.tool}.`);
     } catch (err) {
       if (mayRefresh && err instanceof ProviderHttpError && err.status === 401 && account && credential.type === 'oauth2') {
@@ -220,6 +226,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
    * for OAuth credentials.
    */
   async function invoke(
+    registry: ProviderRegistry,
     entry: ToolEntry,
     input: Required<ExecuteToolInput>,
     args: unknown,
@@ -236,7 +243,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         createToolContext({
           provider: entry.provider,
           credential: current ? toToolCredential(current.credential) : { type: 'none' },
-          apiBaseUrl: deps.registry.apiBaseUrl(integration),
+          apiBaseUrl: registry.apiBaseUrl(integration),
           signal,
           logger: deps.logger.child({ tool: input.call.tool }),
           caller: { tenantId: input.tenantId, userId: input.userId },
@@ -323,6 +330,17 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     }
   }
 
+  /**
+   * The metric label of a call's provider. Tenants' own servers share one label: their names and
+   * tools are chosen by each tenant, and metric labels must stay few.
+   */
+  async function metricProvider(input: ExecuteToolInput): Promise<string> {
+    const known = deps.registry.toolByQualifiedName(input.call.tool);
+    if (known) return known.provider.manifest.name;
+    const view = await deps.registry.forTenant(input.tenantId).catch(() => deps.registry);
+    return view !== deps.registry && view.toolByQualifiedName(input.call.tool) ? TENANT_UPSTREAM : 'unknown';
+  }
+
   return {
     async executeToolCall(request: ExecuteToolInput): Promise<CallOutcome> {
       const input = {
@@ -356,8 +374,12 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         durationMs,
       });
       const label = outcome.ok ? 'ok' : outcome.error.code;
-      const provider = deps.registry.toolByQualifiedName(input.call.tool)?.provider.manifest.name ?? 'unknown';
-      toolCalls.inc({ provider, tool: provider === 'unknown' ? 'unknown' : input.call.tool, outcome: label });
+      const provider = await metricProvider(input);
+      toolCalls.inc({
+        provider,
+        tool: provider === 'unknown' || provider === TENANT_UPSTREAM ? provider : input.call.tool,
+        outcome: label,
+      });
       toolCallDuration.observe({ provider, outcome: label }, durationMs / 1000);
       deps.logger.info({ tool: input.call.tool, outcome: label, durationMs: Math.round(durationMs) }, 'tool call');
       return outcome;

@@ -45,10 +45,12 @@ export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' |
     /**
      * Whether a tool only reads (`read`), writes or destroys: an agent workflow repeats a
      * rate-limited call by itself only when it reads. Undefined for a name this deployment does not
-     * know (a remote source's tool), which counts as a write.
+     * know (a remote source's tool), which counts as a write. With `tenantId` (histories before it
+     * lack it), that tenant's own upstream servers' tools are known too.
      */
-    async toolAccess(input: { tool: string }): Promise<ToolAccess | undefined> {
-      return deps.registry.toolByQualifiedName(input.tool)?.tool.access;
+    async toolAccess(input: { tool: string; tenantId?: string }): Promise<ToolAccess | undefined> {
+      const registry = input.tenantId ? await deps.registry.forTenant(input.tenantId) : deps.registry;
+      return registry.toolByQualifiedName(input.tool)?.tool.access;
     },
   };
 }

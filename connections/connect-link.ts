@@ -47,7 +47,7 @@ export async function openConnectLink(ctx: ConnectLinkDeps, visit: BrowserVisit)
   const refused = await whyMayNotConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
   if (refused) return { kind: 'not-allowed', reason: refused };
   if (attempt.authMode === 'cookie') return { kind: 'cookie-capture', attempt };
-  const flow = ctx.registry.oauthFlow(attempt.integration);
+  const flow = (await ctx.registry.forTenant(attempt.tenantId)).oauthFlow(attempt.integration);
   if (attempt.authMode !== 'oauth2' || !flow) {
     return pageAnswer(400, 'Cannot connect here', `${attempt.integration} is not connected through this link.`);
   }

@@ -12,7 +12,7 @@ export async function disconnectAccount(
   account: Pick<Account, 'tenantId' | 'id' | 'integration'>,
 ): Promise<{ revoked: boolean; deleted: boolean }> {
   let revoked = false;
-  const flow = ctx.registry.oauthFlow(account.integration);
+  const flow = (await ctx.registry.forTenant(account.tenantId)).oauthFlow(account.integration);
   if (flow) {
     const credential = await readCredential(ctx.pool, ctx.keyring, account.tenantId, account.id);
     const token = credential?.type === 'oauth2' ? (credential.refreshToken ?? credential.accessToken) : undefined;

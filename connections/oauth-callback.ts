@@ -65,8 +65,9 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     );
   }
 
-  const flow = ctx.registry.oauthFlow(attempt.integration);
-  const provider = ctx.registry.get(attempt.integration);
+  const registry = await ctx.registry.forTenant(attempt.tenantId);
+  const flow = registry.oauthFlow(attempt.integration);
+  const provider = registry.get(attempt.integration);
   if (!flow || !provider) return pageAnswer(400, 'Not connected', `${attempt.integration} is not configured on this server.`);
 
   // Rebuild the URL from the configured public base URL, never from the Host header.
@@ -86,7 +87,7 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     );
   }
 
-  const identity = await identify(ctx, provider, attempt, tokens);
+  const identity = await identify({ ...ctx, registry }, provider, attempt, tokens);
   const outcome = await completeConnection(ctx, attempt, {
     label: identity?.label ?? provider.manifest.displayName,
     externalId: identity?.externalId ?? null,

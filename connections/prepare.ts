@@ -3,7 +3,7 @@ import { MetaToolError } from '../core/errors.js';
 import { portalIntegrationUrl } from '../core/urls.js';
 import { createAttempt } from '../store/connection-attempts.js';
 import { assertMayConnect } from './connect-rule.js';
-import type { ConnectionServices } from './services.js';
+import { type ConnectionServices, forTenant } from './services.js';
 
 export interface PreparedConnection {
   connectionId: string;
@@ -28,7 +28,8 @@ export async function prepareConnection(
   integration: string,
   options: { ttlSec?: number; accountScope?: 'user' | 'tenant' } = {},
 ): Promise<PreparedConnection> {
-  const provider = deps.registry.get(integration);
+  const { registry } = await forTenant(deps, caller.tenantId);
+  const provider = registry.get(integration);
   if (!provider) throw new MetaToolError({ error: 'Integration not found' }, 404);
   const { auth } = provider.manifest;
   if (auth === 'none') throw new MetaToolError({ error: `${integration} is built-in and always connected — no connect needed.` }, 400);
@@ -40,8 +41,8 @@ export async function prepareConnection(
       400,
     );
   }
-  if (auth === 'oauth2' && !deps.registry.isConfigured(integration)) {
-    const vars = deps.registry.envVarNames(integration);
+  if (auth === 'oauth2' && !registry.isConfigured(integration)) {
+    const vars = registry.envVarNames(integration);
     throw new MetaToolError({ error: `${integration}: ${vars.clientId} / ${vars.clientSecret} not configured` }, 503);
   }
   await assertMayConnect(deps.pool, caller, integration, options.accountScope);

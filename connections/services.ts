@@ -21,3 +21,13 @@ export interface ConnectionServices {
   /** Signs and verifies connect links; keys the browser bindings' MACs. */
   signer: TokenSigner;
 }
+
+/**
+ * The same services as `tenantId`'s people see them: the registry's view with that tenant's own
+ * upstream servers (ProviderRegistry.forTenant), and no other tenant's. The same object back when
+ * the tenant has none.
+ */
+export async function forTenant<T extends { registry: ProviderRegistry }>(services: T, tenantId: string): Promise<T> {
+  const registry = await services.registry.forTenant(tenantId);
+  return registry === services.registry ? services : { ...services, registry };
+}

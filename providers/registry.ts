@@ -1,7 +1,10 @@
 import type { Config, ProviderEnv } from '../core/config.js';
+import { parseTenantUpstream } from './mcp-upstream/config.js';
+import type { UpstreamEntry } from './mcp-upstream/entry.js';
 import { staticOAuthFlow } from './oauth-client.js';
 import type { OAuthFlow } from './oauth-flow.js';
 import type { Credential, Provider, ToolDefinition } from './sdk.js';
+import { type TenantServers, TenantViews } from './tenant-views.js';
 
 export interface ResolvedOAuth2 {
   authorizeUrl: string;
@@ -31,6 +34,11 @@ export class ProviderRegistry {
   private readonly toolsByQualified = new Map<string, ToolEntry>();
   private readonly staticFlows = new Map<string, OAuthFlow>();
 
+  /** Set on the deployment's registry when tenants may add upstream servers of their own. */
+  private tenantViews?: TenantViews<ProviderRegistry>;
+  /** Set on a tenant's view: the registry it extends, and whose tenant it is. */
+  private view?: { base: ProviderRegistry; tenantId: string };
+
   /** Entries of providers that list their tools at run time, rebuilt when their listing changes. */
   private dynamic = { version: -1, byFlat: new Map<string, ToolEntry>(), byQualified: new Map<string, ToolEntry>() };
 
@@ -51,6 +59,71 @@ export class ProviderRegistry {
 
   static fromConfig(providers: readonly Provider[], config: Pick<Config, 'providers'>): ProviderRegistry {
     return new ProviderRegistry(providers, config.providers);
+  }
+
+  /** Lets tenants' own upstream servers (store/tenant-upstream-servers.ts) join their views. Once, on the base registry. */
+  withTenantServers(servers: TenantServers, timing: { ttlMs?: number; idleMs?: number } = {}): this {
+    if (this.view) throw new Error('a tenant view takes no tenant servers of its own');
+    this.tenantViews = new TenantViews(
+      servers,
+      (name) => this.takenBy(name),
+      (tenantId, providers) => {
+        const view = new ProviderRegistry([...this.list(), ...providers], this.env);
+        view.view = { base: this, tenantId };
+        return view;
+      },
+      timing.ttlMs,
+      timing.idleMs,
+    );
+    return this;
+  }
+
+  /**
+   * What `tenantId`'s people see: the built-ins, the operator's upstream servers and the tenant's
+   * own. The base registry itself when the tenant has none (its search index is shared then).
+   * Views are cached briefly (TENANT_VIEW_TTL_MS); another tenant's servers are never in one.
+   */
+  async forTenant(tenantId: string): Promise<ProviderRegistry> {
+    if (this.view) return this.view.tenantId === tenantId ? this : this.view.base.forTenant(tenantId);
+    return (await this.tenantViews?.get(tenantId)) ?? this;
+  }
+
+  /**
+   * A tenant administrator's server (a catalog name or a JSON entry) checked the way the operator's
+   * are, plus: it may not take a deployment integration's name, and this build must be able to
+   * build it. Throws an Error whose message says what is wrong.
+   */
+  tenantEntry(text: string): UpstreamEntry {
+    const owner = this.view?.base ?? this;
+    const servers = owner.tenantViews?.servers;
+    if (!servers) throw new Error('this deployment does not take upstream servers per tenant');
+    const entry = parseTenantUpstream(text);
+    const clash = this.takenBy(entry.name);
+    if (clash) {
+      throw new Error(
+        clash === entry.name
+          ? `"${entry.name}" is the name of the deployment's integration ${clash}; choose another name`
+          : `"${entry.name}" would name its tools like the deployment's integration ${clash} (${entry.name.replace(/-/g, '_')}_…); choose another name`,
+      );
+    }
+    // The factory refuses what this build cannot serve (e.g. an auth mode); nothing is sent anywhere.
+    void servers.build(entry, 'validation').dynamicTools?.close();
+    return entry;
+  }
+
+  /** Reads the tenant's servers again on next use (this process just changed them). */
+  forgetTenant(tenantId: string): void {
+    (this.view?.base ?? this).tenantViews?.forget(tenantId);
+  }
+
+  /**
+   * The deployment integration (built-in or operator upstream) that a tenant server named `name`
+   * would shadow, by name or by flat tool prefix (`acme-docs` and `acme_docs` meet there).
+   */
+  takenBy(name: string): string | undefined {
+    const base = this.view?.base ?? this;
+    const prefix = name.replace(/-/g, '_');
+    return base.list().find((p) => p.manifest.name === name || p.manifest.toolPrefix === prefix)?.manifest.name;
   }
 
   list(): Provider[] {
@@ -108,9 +181,10 @@ export class ProviderRegistry {
     await Promise.all(this.list().map((p) => p.dynamicTools?.warm()));
   }
 
-  /** Closes upstream sessions (the process is stopping). */
+  /** Closes upstream sessions (the process is stopping). A tenant's view owns nothing: its base closes all. */
   async close(): Promise<void> {
-    await Promise.all(this.list().map((p) => p.dynamicTools?.close()));
+    if (this.view) return;
+    await Promise.all([...this.list().map((p) => p.dynamicTools?.close()), this.tenantViews?.close()]);
   }
 
   private dynamicEntries() {

@@ -1,5 +1,5 @@
-// The admin CLI: tenants, users with roles, API keys, sign-in links, key rotation, tenant settings
-// and organisation accounts. This module dispatches; each group of commands is a module beside it.
+// The admin CLI: tenants, users with roles, API keys, sign-in links, key rotation, tenant settings,
+// organisation accounts and tenants' own upstream MCP servers. This module dispatches; each group of commands is a module beside it.
 // bin/admin.ts runs it with the process's streams and environment; tests call runAdmin in-process.
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError } from '../../core/config.js';
@@ -12,6 +12,7 @@ import { orgAccountGroup } from './org-accounts.js';
 import { peopleCommands } from './people.js';
 import { settingsGroup } from './settings.js';
 import { sourceCommands } from './sources.js';
+import { upstreamGroup } from './upstreams.js';
 
 /** Where a run writes, and the environment it reads instead of process.env. */
 export interface AdminIO {
@@ -20,7 +21,7 @@ export interface AdminIO {
   env: Record<string, string | undefined>;
 }
 
-const ENTRIES: (Command | Group)[] = [...peopleCommands, ...keyCommands, ...sourceCommands, settingsGroup, orgAccountGroup];
+const ENTRIES: (Command | Group)[] = [...peopleCommands, ...keyCommands, ...sourceCommands, settingsGroup, orgAccountGroup, upstreamGroup];
 
 const isGroup = (entry: Command | Group): entry is Group => 'commands' in entry;
 const isHelp = (arg: string) => arg === '--help' || arg === '-h';

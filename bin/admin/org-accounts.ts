@@ -25,7 +25,7 @@ import {
   UsageError,
   type Values,
 } from './cli.js';
-import { knownIntegrations } from './known-providers.js';
+import { knownIntegrationsOf } from './known-providers.js';
 
 /** `*` shares with every member of the tenant. */
 const sharingRole = z.literal('*').or(roleNameSchema);
@@ -40,9 +40,10 @@ const summary = (a: Account) => ({
   hasCredential: a.hasCredential,
 });
 
-function integration(values: Values, config: Context['config']): string {
+/** The deployment's integrations and the tenant's own upstream servers. */
+async function integration(values: Values, ctx: Context, tenantId: string): Promise<string> {
   const name = need(values, 'integration');
-  const known = knownIntegrations(config);
+  const known = await knownIntegrationsOf(ctx.config, ctx.db, tenantId, [name]);
   const provider = known.find((p) => p.name === name);
   if (!provider) throw new UsageError(`unknown integration "${name}" (known: ${known.map((p) => p.name).join(', ')})`);
   if (provider.auth === 'none') throw new UsageError(`${name} needs no account: it is built in and always connected`);
@@ -70,7 +71,8 @@ export const orgAccountGroup: Group = {
       ].join('\n'),
       options: { tenant: { type: 'string' }, integration: { type: 'string' }, label: { type: 'string' }, 'share-with': { type: 'string' } },
       async run(values, _, ctx) {
-        const [tenantId, name] = [need(values, 'tenant'), integration(values, ctx.config)];
+        const tenantId = need(values, 'tenant');
+        const name = await integration(values, ctx, tenantId);
         const [label] = checkEach('label', [need(values, 'label')], accountLabelSchema);
         const sharingRoles = values['share-with'] === undefined ? [] : checkEach('share-with', list(values, 'share-with'), sharingRole);
         const keyring = ctx.keyring();

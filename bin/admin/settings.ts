@@ -4,7 +4,7 @@ import { builtinProviders } from '../../providers/index.js';
 import { inTransaction, lockKey } from '../../store/queryable.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { type Context, type Group, list, need, oneOf, requireTenant, tenantCommand, UsageError, type Values } from './cli.js';
-import { knownIntegrations } from './known-providers.js';
+import { knownIntegrationsOf } from './known-providers.js';
 
 /** Each list setting, the option that sets it and the flag that removes it. */
 const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[] = [
@@ -30,8 +30,9 @@ function merge(current: TenantSettings, values: Values): TenantSettings {
   return next as TenantSettings;
 }
 
-function checkProviders(names: readonly string[] | undefined, config: Context['config']): void {
-  const known = knownIntegrations(config).map((p) => p.name);
+/** Every name must be the deployment's integration or one of the tenant's own upstream servers. */
+async function checkProviders(names: readonly string[] | undefined, ctx: Context, tenantId: string): Promise<void> {
+  const known = (await knownIntegrationsOf(ctx.config, ctx.db, tenantId, names)).map((p) => p.name);
   const unknown = names?.find((n) => !known.includes(n));
   if (unknown) throw new UsageError(`unknown provider "${unknown}" (known: ${known.join(', ')})`);
 }
@@ -85,9 +86,10 @@ export const settingsGroup: Group = {
       options: { tenant: { type: 'string' }, ...options },
       async run(values, _, ctx) {
         const tenantId = need(values, 'tenant');
-        // Arguments first, so a typo is reported without touching the database.
+        // Arguments first, so a malformed one is reported without touching the database (a provider
+        // the deployment lacks is looked up among the tenant's own servers).
         const patch = merge({}, values);
-        checkProviders(patch.enabledProviders, ctx.config);
+        await checkProviders(patch.enabledProviders, ctx, tenantId);
         validate(patch, values, tenantId);
         const updated = await inTransaction(await ctx.db(), async (tx) => {
           // Two admins changing different settings at once must not undo each other.

@@ -11,13 +11,14 @@ import { TokenSigner } from '../../core/signed-tokens.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
-import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { tenantUpstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { type Provider, providerEnvSpec } from '../../providers/sdk.js';
 import type { ServiceContext } from '../../server/context.js';
 import { createLogger } from '../../server/logger.js';
 import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
+import { tenantUpstreamSource } from '../../store/tenant-upstream-servers.js';
 import { trackWorker } from '../../telemetry/metrics.js';
 import { ensurePruneSchedule } from './prune-schedule.js';
 
@@ -112,7 +113,10 @@ export async function openServices(config: Config, logger = createLogger({ level
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin({ keyring })] });
-  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstreamServices(config, pool, keyring)), config);
+  const upstream = upstreamServices(config, pool, keyring);
+  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstream), config).withTenantServers(
+    tenantUpstreamSource(pool, keyring, tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }), logger),
+  );
   const toolServices = createBuiltinServices({ pool, config, logger });
   return {
     config,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../core/config.js';
-import { describeIssues, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from './entry.js';
+import { describeIssues, UPSTREAM_NAME, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from './entry.js';
 
 const VARIABLE = 'UPSTREAM_MCP_SERVERS';
 
@@ -47,15 +47,9 @@ export function parseUpstreamServers(value: string | undefined, catalogEntries?:
   const entries: UpstreamEntry[] = [];
   const problems: string[] = [];
   (list.data as unknown[]).forEach((item, index) => {
-    if (typeof item === 'string') {
-      const known = catalog.find((e) => e.name === item);
-      if (known) entries.push(known);
-      else problems.push(`[${index}]: "${item}" is not in the catalog (known: ${catalog.map((e) => e.name).join(', ')})`);
-      return;
-    }
-    const entry = upstreamEntrySchema.safeParse(item);
-    if (entry.success) entries.push(entry.data);
-    else problems.push(...describeIssues(entry.error, `[${index}]`));
+    const parsed = parseUpstreamItem(item, catalog, `[${index}]`);
+    if ('entry' in parsed) entries.push(parsed.entry);
+    else problems.push(...parsed.problems);
   });
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -64,4 +58,44 @@ export function parseUpstreamServers(value: string | undefined, catalogEntries?:
   }
   if (problems.length) fail(`${where}${problems.join('; ')}`);
   return entries;
+}
+
+/**
+ * One element of an upstream list: a catalog name or a full entry. The one check both the
+ * operator's UPSTREAM_MCP_SERVERS and a tenant's own servers (admin CLI, portal) go through.
+ */
+export function parseUpstreamItem(
+  item: unknown,
+  catalog: readonly UpstreamEntry[],
+  where = '',
+): { entry: UpstreamEntry } | { problems: string[] } {
+  if (typeof item === 'string') {
+    const known = catalog.find((e) => e.name === item);
+    if (known) return { entry: known };
+    return { problems: [`${where || '(top level)'}: "${item}" is not in the catalog (known: ${catalog.map((e) => e.name).join(', ')})`] };
+  }
+  const entry = upstreamEntrySchema.safeParse(item);
+  return entry.success ? { entry: entry.data } : { problems: describeIssues(entry.error, where) };
+}
+
+/**
+ * A tenant's upstream server as an administrator types it: a catalog name (`deepwiki`) or a JSON
+ * entry (`{"name": …}`). Throws an Error saying what is wrong, e.g. `auth.header: expected an HTTP header name`.
+ */
+export function parseTenantUpstream(text: string, catalogEntries?: readonly UpstreamEntry[]): UpstreamEntry {
+  const trimmed = text.trim();
+  if (!trimmed) throw new Error('expected a catalog name or a JSON entry, got nothing');
+  let item: unknown = trimmed;
+  if (trimmed.startsWith('{') || trimmed.startsWith('"')) {
+    try {
+      item = JSON.parse(trimmed);
+    } catch (err) {
+      throw new Error(`not valid JSON (${(err as Error).message.slice(0, 120)})`);
+    }
+  } else if (!UPSTREAM_NAME.test(trimmed)) {
+    throw new Error(`"${trimmed.slice(0, 60)}" is neither a catalog name nor a JSON entry (an object in braces)`);
+  }
+  const parsed = parseUpstreamItem(item, catalogEntries ?? loadCatalog());
+  if ('problems' in parsed) throw new Error(parsed.problems.join('; '));
+  return parsed.entry;
 }

@@ -2,14 +2,23 @@ import { ConfigError } from '../../core/config.js';
 import type { AllowedHost } from '../../core/network-policy.js';
 import type { Provider, ToolLogger } from '../sdk.js';
 import { parseUpstreamServers } from './config.js';
+import type { UpstreamEntry } from './entry.js';
 import type { UpstreamOAuthOptions } from './oauth-flow.js';
 import { type UpstreamCatalogStore, upstreamProvider } from './provider.js';
 
-export { loadCatalog, parseUpstreamServers } from './config.js';
+export { loadCatalog, parseTenantUpstream, parseUpstreamServers } from './config.js';
 export type { UpstreamEntry } from './entry.js';
 export type { UpstreamOAuthOptions } from './oauth-flow.js';
 export { type UpstreamCatalogStore, upstreamProvider } from './provider.js';
 export type { ListedTool } from './tools.js';
+
+/** What every upstream provider of a deployment is built with (connections/upstream-services.ts gives oauth and catalog). */
+export interface UpstreamFactoryOptions {
+  version: string;
+  logger?: ToolLogger;
+  oauth?: UpstreamOAuthOptions;
+  catalog?: UpstreamCatalogStore;
+}
 
 interface UpstreamConfig {
   UPSTREAM_MCP_SERVERS?: string;
@@ -22,11 +31,7 @@ interface UpstreamConfig {
  * The operator's upstream MCP servers (UPSTREAM_MCP_SERVERS) as providers. Throws a ConfigError
  * for a bad entry or a name a built-in integration has.
  */
-export function upstreamProviders(
-  config: UpstreamConfig,
-  builtins: readonly Provider[],
-  options: { version: string; logger?: ToolLogger; oauth?: UpstreamOAuthOptions; catalog?: UpstreamCatalogStore },
-): Provider[] {
+export function upstreamProviders(config: UpstreamConfig, builtins: readonly Provider[], options: UpstreamFactoryOptions): Provider[] {
   const entries = parseUpstreamServers(config.UPSTREAM_MCP_SERVERS);
   const problems: { variable: string; message: string }[] = [];
   for (const entry of entries) {
@@ -39,7 +44,19 @@ export function upstreamProviders(
       });
   }
   if (problems.length) throw new ConfigError(problems);
-  return entries.map((entry) =>
+  const build = upstreamFactory(config, options);
+  return entries.map((entry) => build(entry));
+}
+
+/**
+ * The one way this deployment turns an entry into a provider: the operator's servers above, and
+ * tenants' own servers (ProviderRegistry.withTenantServers), built with the same options.
+ */
+export function upstreamFactory(
+  config: UpstreamConfig,
+  options: UpstreamFactoryOptions,
+): (entry: UpstreamEntry, catalogScope?: string) => Provider {
+  return (entry, catalogScope) =>
     upstreamProvider(entry, {
       allowedHosts: config.UPSTREAM_MCP_ALLOWED_HOSTS,
       maxResponseBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
@@ -48,6 +65,15 @@ export function upstreamProviders(
       logger: options.logger,
       oauth: options.oauth,
       catalog: options.catalog,
-    }),
-  );
+      catalogScope,
+    });
+}
+
+/** The factory for tenants' own servers: each tenant's shared tool catalog is its own (`tenant:<id>`). */
+export function tenantUpstreamFactory(
+  config: UpstreamConfig,
+  options: UpstreamFactoryOptions,
+): (entry: UpstreamEntry, tenantId: string) => Provider {
+  const build = upstreamFactory(config, options);
+  return (entry, tenantId) => build(entry, `tenant:${tenantId}`);
 }

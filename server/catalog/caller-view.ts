@@ -23,7 +23,7 @@ export async function loadCallerView(ctx: ServiceContext, caller: Caller): Promi
   const [settings, accounts] = await Promise.all([
     tenantSettings(ctx, caller),
     listUsableAccounts(ctx.pool, caller),
-    ctx.registry.warmDynamicTools(),
+    ctx.registry.forTenant(caller.tenantId).then((registry) => registry.warmDynamicTools()),
   ]);
   const byIntegration = new Map<string, Account[]>();
   for (const account of accounts) byIntegration.set(account.integration, [...(byIntegration.get(account.integration) ?? []), account]);
@@ -76,8 +76,9 @@ export async function searchVisibleTools(
   caller: Caller,
   query: { text: string; provider?: string; limit: number },
 ): Promise<{ view: CallerView; entries: ToolEntry[] }> {
-  const view = await loadCallerView(ctx, caller);
-  const hits = toolIndexFor(ctx.registry).query(query.text, {
+  const [view, registry] = await Promise.all([loadCallerView(ctx, caller), ctx.registry.forTenant(caller.tenantId)]);
+  // The tenant's view has an index of its own; a tenant without servers shares the deployment's.
+  const hits = toolIndexFor(registry).query(query.text, {
     limit: query.limit,
     filter: (entry) => (!query.provider || entry.provider.manifest.name === query.provider) && mayUse(view, entry),
   });

@@ -12,5 +12,5 @@ export async function tenantSettings(ctx: ServiceContext, caller: Caller): Promi
 /** The providers this caller's tenant enabled, in registration order. */
 export async function enabledProviders(ctx: ServiceContext, caller: Caller): Promise<Provider[]> {
   const settings = await tenantSettings(ctx, caller);
-  return ctx.registry.list().filter((p) => isProviderEnabled(settings, p.manifest.name));
+  return (await ctx.registry.forTenant(caller.tenantId)).list().filter((p) => isProviderEnabled(settings, p.manifest.name));
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { forTenant } from '../../connections/services.js';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues, MetaToolError } from '../../core/errors.js';
 import type { ServiceContext } from '../context.js';
@@ -28,5 +29,6 @@ export async function runMetaTool(tool: MetaTool, ctx: ServiceContext, caller: C
     };
     throw new MetaToolError(body as MetaToolError['body'], 400);
   }
-  return tool.handler(ctx, caller, parsed.data);
+  // Every meta-tool (both MCP surfaces, the JSON API, the library's agent tools) sees the caller's tenant's view.
+  return tool.handler(await forTenant(ctx, caller.tenantId), caller, parsed.data);
 }

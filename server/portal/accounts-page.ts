@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { disconnectAccount } from '../../connections/disconnect.js';
+import { forTenant } from '../../connections/services.js';
 import { ACCOUNT_LABEL_MAX_CHARS, accountLabelSchema } from '../../core/account-label.js';
 import { roleNameSchema } from '../../core/policy.js';
 import {
@@ -73,7 +74,8 @@ function manageActions(ctx: ServiceContext, csrf: string, a: Account): SafeHtml 
   } ${buttonForm(csrf, a, 'disconnect', a.scope === 'tenant' ? 'Delete' : 'Disconnect', 'danger')}</td>`;
 }
 
-async function accountsPage(ctx: ServiceContext, req: Request, me: SignedIn, flash: { notice?: string; error?: string } = {}) {
+async function accountsPage(base: ServiceContext, req: Request, me: SignedIn, flash: { notice?: string; error?: string } = {}) {
+  const ctx = await forTenant(base, me.caller.tenantId);
   const csrf = csrfToken(ctx, req);
   const usable = await listUsableAccounts(ctx.pool, me.caller);
   const rows = usable.map((a) => {

@@ -1,4 +1,5 @@
 import { checkContext } from '../../connections/check-context.js';
+import { forTenant } from '../../connections/services.js';
 import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import type { ServiceContext } from '../context.js';
@@ -14,9 +15,15 @@ const TEST_CALL_TIMEOUT_MS = 10_000;
 export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };
 
 /** The one test call before saving: the provider's `identify`, with the submitted key. */
-export async function testKey(ctx: ServiceContext, me: SignedIn, provider: Provider, fields: Record<string, string>): Promise<TestOutcome> {
+export async function testKey(
+  base: ServiceContext,
+  me: SignedIn,
+  provider: Provider,
+  fields: Record<string, string>,
+): Promise<TestOutcome> {
   const { name, displayName } = provider.manifest;
   if (!provider.identify) return { ok: true };
+  const ctx = await forTenant(base, me.caller.tenantId);
   const logger = ctx.logger.child({ integration: name, userId: me.user.id });
   try {
     const identity = await provider.identify(

@@ -1,4 +1,5 @@
 import { type Request, type Response, Router } from 'express';
+import { forTenant } from '../../connections/services.js';
 import { MetaToolError } from '../../core/errors.js';
 import type { ServiceContext } from '../context.js';
 import { startConnection } from '../meta/connect.js';
@@ -9,14 +10,15 @@ import { messagePage } from './html.js';
 import { signedIn, toSignIn } from './signed-in.js';
 
 /** POST /portal/integrations/:name/connect — what a Connect button does. */
-export function connectActionRouter(ctx: ServiceContext): Router {
+export function connectActionRouter(base: ServiceContext): Router {
   const router = Router();
 
   // Starts a connection attempt for the signed-in user (or, for an administrator, the
   // organisation) and sends the browser to its connect link, which goes on to the consent page.
-  router.post('/portal/integrations/:name/connect', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
-    const me = await signedIn(ctx, req);
+  router.post('/portal/integrations/:name/connect', formBody, requireCsrf(base), async (req: Request, res: Response) => {
+    const me = await signedIn(base, req);
     if (!me) return toSignIn(res, '/portal/integrations');
+    const ctx = await forTenant(base, me.caller.tenantId);
     const name = String(req.params.name);
     const forOrg = req.body?.for === FOR_ORGANISATION;
     if (forOrg && !me.isAdmin) {

@@ -17,7 +17,11 @@ export function homeRouter(ctx: ServiceContext): Router {
         'Portal',
         html`<h1>Switchboard</h1><p>Signed in as <strong data-testid="signed-in-as">${user?.email ?? human.userId}</strong>.</p>
 <ul><li><a href="/portal/integrations">Integrations</a>: connect services, add API keys</li>
-<li><a href="/portal/accounts">Accounts</a>: rename, choose defaults, disconnect${user?.roles.includes('admin') ? ', share organisation accounts' : ''}</li></ul>
+<li><a href="/portal/accounts">Accounts</a>: rename, choose defaults, disconnect${user?.roles.includes('admin') ? ', share organisation accounts' : ''}</li>${
+          user?.roles.includes('admin')
+            ? html`<li><a href="/portal/upstreams">Upstream servers</a>: the organisation's own remote MCP servers</li>`
+            : ''
+        }</ul>
 <form method="post" action="/portal/logout"><button type="submit">Sign out</button></form>`,
       ),
     );

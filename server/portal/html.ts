@@ -32,7 +32,8 @@ nav .me{margin-left:auto;color:#5b6478;font-size:.9rem}nav form{margin:0}h2{font
 table{border-collapse:collapse;width:100%;margin:.75rem 0}th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid #e4e7ee;
 vertical-align:middle}th{font-size:.85rem;color:#5b6478;font-weight:600}td.actions{white-space:nowrap}
 form.inline{display:inline-flex;gap:.4rem;margin:0;align-items:center}
-input[type=text],input[type=password]{font:inherit;padding:.4rem .55rem;border:1px solid #b9c0cf;border-radius:6px;min-width:0}
+input[type=text],input[type=password],select,textarea{font:inherit;padding:.4rem .55rem;border:1px solid #b9c0cf;border-radius:6px;min-width:0}
+textarea{width:100%;box-sizing:border-box;font-family:ui-monospace,monospace;font-size:.875rem}select{max-width:100%}
 label{display:block;font-weight:600;margin:.9rem 0 .3rem}.field input{width:100%;box-sizing:border-box}
 .secondary{background:#fff;color:#3557c2}button.danger{background:#fff;color:#c9372c;border-color:#c9372c}
 .small{padding:.2rem .6rem;font-size:.875rem}.tag{display:inline-block;font-size:.8rem;padding:0 .5rem;border-radius:999px;

@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { unbindBrowser } from '../../connections/browser-binding.js';
 import { whyMayNotConnect } from '../../connections/connect-rule.js';
+import { forTenant } from '../../connections/services.js';
 import { fitAccountLabel } from '../../core/account-label.js';
 import type { Provider } from '../../providers/sdk.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../store/accounts.js';
@@ -78,7 +79,7 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
       const name = String(req.params.name);
       const provider = await findProvider(ctx, me, name);
       if (!provider) return notFound(res, name);
-      if (provider.manifest.auth !== 'apikey') return connectPage(ctx, req, res, me, provider);
+      if (provider.manifest.auth !== 'apikey') return connectPage(await forTenant(ctx, me.caller.tenantId), req, res, me, provider);
       const target = await readTarget(ctx, me, provider, req.query, res);
       if (!target || !(await mayConnect(ctx, me, provider, target, res))) return;
       res.send(apiKeyFormPage(ctx, req, me, provider, target, issueForm(ctx, res, me, provider, target)));

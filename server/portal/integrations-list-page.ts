@@ -1,4 +1,5 @@
 import { type Request, Router } from 'express';
+import { forTenant } from '../../connections/services.js';
 import type { Provider } from '../../providers/sdk.js';
 import { listUsableAccounts } from '../../store/accounts.js';
 import type { ServiceContext } from '../context.js';
@@ -27,7 +28,8 @@ function actionFor(ctx: ServiceContext, csrf: string, provider: Provider, forOrg
   return connectButton(csrf, provider, forOrg, forOrg ? 'Connect for organisation' : 'Connect');
 }
 
-async function integrationsPage(ctx: ServiceContext, req: Request, me: SignedIn): Promise<{ body: string; origins: string[] }> {
+async function integrationsPage(base: ServiceContext, req: Request, me: SignedIn): Promise<{ body: string; origins: string[] }> {
+  const ctx = await forTenant(base, me.caller.tenantId);
   const providers = await enabledProviders(ctx, me.caller);
   const accounts = await listUsableAccounts(ctx.pool, me.caller);
   const csrf = csrfToken(ctx, req);

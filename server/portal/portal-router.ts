@@ -6,6 +6,7 @@ import { homeRouter } from './home-page.js';
 import { integrationPageRouter } from './integration-page.js';
 import { integrationsListRouter } from './integrations-list-page.js';
 import { signInRouter } from './sign-in-pages.js';
+import { upstreamsRouter } from './upstreams-page.js';
 
 /** Every page of the portal, for people (agents use the API and MCP). */
 export function portalRouter(ctx: ServiceContext): Router {
@@ -16,5 +17,6 @@ export function portalRouter(ctx: ServiceContext): Router {
     connectActionRouter(ctx),
     integrationPageRouter(ctx),
     accountsRouter(ctx),
+    upstreamsRouter(ctx),
   );
 }

@@ -267,8 +267,13 @@ describe('admin CLI', () => {
       'org-account share',
       'org-account list',
       'org-account delete',
+      'upstream',
+      'upstream add',
+      'upstream list',
+      'upstream remove',
     ];
-    for (const command of commands.filter((c) => c !== 'settings' && c !== 'org-account')) expect(top.stdout).toContain(`  ${command} `);
+    for (const command of commands.filter((c) => c !== 'settings' && c !== 'org-account' && c !== 'upstream'))
+      expect(top.stdout).toContain(`  ${command} `);
     const runs = await Promise.all(commands.map((command) => admin(...command.split(' '), '--help')));
     runs.forEach((run, i) => {
       expect({ command: commands[i], code: run.code, stderr: run.stderr }).toEqual({ command: commands[i], code: 0, stderr: '' });

@@ -1,8 +1,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
+import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { readCredential } from '../../store/accounts.js';
 import { findClientRegistration } from '../../store/mcp-client-registrations.js';
+import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
@@ -128,6 +130,30 @@ describe('connect an oauth2 upstream through the portal', () => {
     expect(upstream.registrations).toBe(1);
     expect(await execute(bob, 'whoami')).toEqual({ ok: true, result: 'bob-at-acme' });
     expect(await execute(alice, 'whoami')).toEqual({ ok: true, result: 'alice-at-acme' });
+  }, 60_000);
+});
+
+describe("a tenant's own oauth2 server", () => {
+  it('connects per user like the operator’s, reuses the registration, and is nobody else’s', async () => {
+    const grace = await world.user();
+    await addTenantUpstream(pool, keyring, {
+      tenantId: grace.user.tenantId,
+      entry: upstreamEntrySchema.parse({ name: 'team-notes', displayName: 'Team Notes', url: upstream.mcpUrl, auth: { type: 'oauth2' } }),
+    });
+    const registrations = upstream.registrations;
+    const { body } = await grace.call('connect', { integration: 'team-notes' });
+    const page = await signedInPage(browser, grace);
+    await page.goto(body.url);
+    await consentAs(page, authServer, 'grace-at-acme');
+    expect(await page.locator('h1').textContent()).toBe('Connected');
+    await page.context().close();
+    expect(upstream.registrations).toBe(registrations);
+    const own = await grace.call('connections_execute', { name: 'team-notes__whoami', arguments: {} });
+    expect(own.body).toEqual({ ok: true, result: 'grace-at-acme' });
+    // Another tenant's user: the integration does not exist for them.
+    expect((await alice.call('connect', { integration: 'team-notes' })).status).toBe(404);
+    const other = await alice.call('connections_execute', { name: 'team-notes__whoami', arguments: {} });
+    expect(other.body).toMatchObject({ ok: false, error: { code: 'not_found' } });
   }, 60_000);
 });
 

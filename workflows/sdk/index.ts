@@ -149,7 +149,7 @@ export function switchboard(options: SwitchboardOptions) {
       if (outcome.ok || outcome.error.code !== 'rate_limited') break;
       const waitSec = Math.max(1, outcome.error.retryAfterSec ?? 1);
       if (waitedSec + waitSec > (opts.maxRateLimitWaitSec ?? DEFAULT_MAX_RATE_LIMIT_WAIT_SEC)) break;
-      repeatable ??= opts.retryWrites === true || (await helpers.toolAccess({ tool: call.tool })) === 'read';
+      repeatable ??= opts.retryWrites === true || (await helpers.toolAccess({ tool: call.tool, tenantId: caller.tenantId })) === 'read';
       if (!repeatable) break;
       await sleep(waitSec * 1000);
       waitedSec += waitSec;

@@ -1,0 +1,90 @@
+// A tenant's own upstream MCP servers: add (a catalog name or a JSON entry), list, remove.
+// Never prints a secret: a pre-registered client secret is sealed and shown as `hasClientSecret`.
+import type { Config } from '../../core/config.js';
+import pkg from '../../package.json' with { type: 'json' };
+import { builtinProviders } from '../../providers/index.js';
+import { upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { ProviderRegistry } from '../../providers/registry.js';
+import type { Keyring } from '../../store/keyring.js';
+import type { Queryable } from '../../store/queryable.js';
+import {
+  addTenantUpstream,
+  listTenantUpstreams,
+  removeTenantUpstream,
+  TenantUpstreamRefused,
+  tenantUpstreamSource,
+} from '../../store/tenant-upstream-servers.js';
+import { type Group, need, requireTenant, tenantCommand, UsageError } from './cli.js';
+
+/** The deployment's registry as the server builds it, for the same checks the portal makes. */
+function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): ProviderRegistry {
+  const providers = [...builtinProviders, ...upstreamProviders(config, builtinProviders, { version: pkg.version })];
+  return ProviderRegistry.fromConfig(providers, config).withTenantServers(
+    tenantUpstreamSource(db, keyring, upstreamFactory(config, { version: pkg.version })),
+  );
+}
+
+function positional(positionals: string[], what: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+export const upstreamGroup: Group = {
+  name: 'upstream',
+  summary: "Manage a tenant's own upstream MCP servers (integrations only its people see)",
+  commands: [
+    {
+      name: 'add',
+      synopsis: '--tenant <id> <catalog-name | json-entry>',
+      summary: 'Add an upstream MCP server for one tenant; prints it (never a secret)',
+      details: [
+        'The entry is a catalog name ("deepwiki") or a JSON entry of the same shape as in UPSTREAM_MCP_SERVERS',
+        '(docs/upstream-mcp.md), e.g. \'{"name":"acme","displayName":"Acme","url":"https://mcp.acme.example/mcp"}\'.',
+        "Its name may not be a built-in integration's or one of UPSTREAM_MCP_SERVERS. Running servers see it within",
+        'a few seconds (docs/upstream-mcp.md, "Per tenant"). Needs ENCRYPTION_KEYS.',
+      ].join('\n'),
+      options: { tenant: { type: 'string' } },
+      positionals: ['entry'],
+      async run(values, positionals, ctx) {
+        const tenantId = need(values, 'tenant');
+        const text = positional(positionals, 'entry: a catalog name or a JSON entry');
+        const keyring = ctx.keyring();
+        const db = await ctx.db();
+        await requireTenant(db, tenantId);
+        let entry: ReturnType<ProviderRegistry['tenantEntry']>;
+        try {
+          entry = deploymentRegistry(ctx.config, db, keyring).tenantEntry(text);
+        } catch (err) {
+          throw new UsageError(`entry: ${(err as Error).message}`);
+        }
+        try {
+          ctx.out(await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' }));
+        } catch (err) {
+          if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
+          throw err;
+        }
+      },
+    },
+    tenantCommand({ name: 'list', summary: "List a tenant's own upstream MCP servers (never a secret)" }, (db, tenant) =>
+      listTenantUpstreams(db, tenant.id),
+    ),
+    {
+      name: 'remove',
+      synopsis: '--tenant <id> <name>',
+      summary: "Remove one of a tenant's upstream MCP servers",
+      details:
+        "Its people's stored API keys for it stay (a server added again under the name uses them); delete them on the Accounts page.",
+      options: { tenant: { type: 'string' } },
+      positionals: ['name'],
+      async run(values, positionals, ctx) {
+        const tenantId = need(values, 'tenant');
+        const name = positional(positionals, 'name of the server to remove');
+        const db = await ctx.db();
+        await requireTenant(db, tenantId);
+        if (!(await removeTenantUpstream(db, tenantId, name))) throw new UsageError(`tenant ${tenantId} has no upstream server "${name}"`);
+        ctx.out(`removed ${name}`);
+      },
+    },
+  ],
+};
