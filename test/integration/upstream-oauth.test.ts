@@ -16,7 +16,9 @@ import type { TestAuthServer } from '../support/oauth-server.js';
 // rotating refresh tokens, a 403 insufficient_scope for write_note without mcp:write), connected
 // through Switchboard's portal link in chromium and used through the JSON API.
 
-const upstream = await startMcpAuthWorld({ cimd: false });
+// CIMD is on at the authorization server; Switchboard's own document needs an https PUBLIC_BASE_URL
+// (the stack's is http), so it registers dynamically — the CIMD path is tested in mcp-auth.test.ts.
+const upstream = await startMcpAuthWorld();
 const NAME = 'acme-notes';
 const world = await startWorld({
   env: {
