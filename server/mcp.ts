@@ -16,7 +16,8 @@ const SERVER_INFO = { name: pkg.name, version: pkg.version };
 function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaTool[]): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: inputJsonSchema(t) as { type: 'object' } }));
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  // logging: clients may set a level (logging/setLevel); tool calls' own log lines stay in the server's log.
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
