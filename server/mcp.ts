@@ -19,11 +19,23 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
   // logging: clients may set a level (logging/setLevel); tool calls' own log lines stay in the server's log.
   const server = new Server(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) return toolResult({ error: `No tool named ${request.params.name}` }, true);
+    const progressToken = request.params._meta?.progressToken;
+    // Sent on this request's own response stream (stateless: no session needed), as calls finish.
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (done: number, total: number) =>
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: done, total, message: `${done} of ${total} calls finished` },
+              })
+              .catch(() => {});
     try {
-      return toolResult(await runMetaTool(tool, ctx, caller, request.params.arguments ?? {}), false);
+      return toolResult(await runMetaTool(tool, ctx, caller, request.params.arguments ?? {}, { progress }), false);
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return toolResult(err.body, true);

@@ -58,3 +58,10 @@ export async function recordToolCall(db: Queryable, row: ToolCallAudit): Promise
     ],
   );
 }
+
+/** How many of these calls have an outcome recorded (a batch's progress; index lookups on call_key). */
+export async function countFinishedCalls(db: Queryable, callKeys: readonly string[]): Promise<number> {
+  if (!callKeys.length) return 0;
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM audit_log WHERE call_key = ANY($1) AND outcome IS NOT NULL', [callKeys]);
+  return rows[0].n;
+}

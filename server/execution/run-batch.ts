@@ -7,6 +7,7 @@ import { toolBatchWorkflowId } from '../../core/ids.js';
 import { SA, toolAttributeValues } from '../../core/search-attributes.js';
 import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import type { ServiceContext } from '../context.js';
+import { type BatchProgress, followBatchProgress } from './batch-progress.js';
 import { chargeCalls } from './call-limits.js';
 import { idempotentBatchId } from './idempotency.js';
 import { resolveStoredResults } from './resolve-results.js';
@@ -27,7 +28,7 @@ export async function runToolBatch(
   ctx: ServiceContext,
   caller: Caller,
   calls: ToolCallRequest[],
-  options: { requestId?: string } = {},
+  options: { requestId?: string; progress?: BatchProgress } = {},
 ): Promise<ToolOutcome[]> {
   if (calls.length === 0) return [];
   const recorded = options.requestId ? await idempotentBatchId(ctx, caller, calls, options.requestId) : undefined;
@@ -78,11 +79,14 @@ export async function runToolBatch(
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         handle = ctx.temporal.workflow.getHandle<typeof toolBatchWorkflow>(workflowId);
       }
+      const following = options.progress && (await followBatch(ctx, handle, calls.length, options.progress));
       try {
         return await resolveStoredResults(ctx, caller, calls, await handle.result());
       } catch (err) {
         if (!(err instanceof WorkflowFailedError)) throw err;
         return await endedBatchOutcomes(ctx, handle, calls);
+      } finally {
+        following?.stop();
       }
     });
   } catch (err) {
@@ -91,6 +95,18 @@ export async function runToolBatch(
     const hint = options.requestId ? ' Send the same requestId again to collect its results.' : '';
     throw new MetaToolError({ error: `The tool batch could not be completed right now (Temporal unavailable or slow).${hint}` }, 503);
   }
+}
+
+/**
+ * Progress of the batch's calls, by their keys (workflows/tool-batch.ts: `<workflowId>/<first run
+ * id>#<index>`). A batch this request joined has no run id at hand: one describe gives it.
+ */
+async function followBatch(ctx: ServiceContext, handle: WorkflowHandle, total: number, progress: BatchProgress) {
+  const started = 'firstExecutionRunId' in handle ? (handle.firstExecutionRunId as string) : undefined;
+  const runId = started ?? (await handle.describe().catch(() => undefined))?.runId;
+  if (!runId) return undefined;
+  const keys = Array.from({ length: total }, (_, i) => `${handle.workflowId}/${runId}#${i}`);
+  return followBatchProgress(ctx.pool, keys, progress);
 }
 
 /** Whether Temporal still has a batch with this id (a failed lookup counts as no, so it is charged). */

@@ -71,13 +71,13 @@ export const executeTools = defineMetaTool({
       requestId: z.string().min(1).max(200).optional(),
     })
     .strict(),
-  async handler(ctx, caller, args) {
+  async handler(ctx, caller, args, call) {
     const calls = args.executions.map((e) => ({
       tool: ctx.registry.toolByFlatName(e.tool)?.qualifiedName ?? e.tool,
       args: e.args,
       account: e.account,
     }));
-    const outcomes = await runToolBatch(ctx, caller, calls, { requestId: args.requestId });
+    const outcomes = await runToolBatch(ctx, caller, calls, { requestId: args.requestId, progress: call.progress });
     return { results: outcomes.map((outcome, i) => metaEntry(ctx, args.executions[i].tool, outcome)) };
   },
 });

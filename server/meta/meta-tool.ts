@@ -3,6 +3,7 @@ import { forTenant } from '../../connections/services.js';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues, MetaToolError } from '../../core/errors.js';
 import type { ServiceContext } from '../context.js';
+import type { BatchProgress } from '../execution/batch-progress.js';
 
 /**
  * One tool of a front-end surface: a name, a description a model can act on, a zod input
@@ -13,15 +14,27 @@ export interface MetaTool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   input: S;
-  handler(ctx: ServiceContext, caller: Caller, args: z.infer<S>): Promise<unknown>;
+  handler(ctx: ServiceContext, caller: Caller, args: z.infer<S>, call: MetaToolCall): Promise<unknown>;
   /** The body answered for arguments that do not fit `input`; default `{error: "Invalid arguments for <name>: …"}`. */
   invalidArguments?(issues: readonly z.core.$ZodIssue[]): { error: unknown } & Record<string, unknown>;
+}
+
+/** What a surface offers one call beyond its arguments. */
+export interface MetaToolCall {
+  /** MCP: the client sent a progressToken, and notifications/progress reach it on this request's stream. */
+  progress?: BatchProgress;
 }
 
 export const defineMetaTool = <S extends z.ZodType>(tool: MetaTool<S>): MetaTool => tool as unknown as MetaTool;
 
 /** Validates the arguments (a 400 naming each bad one), then runs the handler. */
-export async function runMetaTool(tool: MetaTool, ctx: ServiceContext, caller: Caller, args: unknown): Promise<unknown> {
+export async function runMetaTool(
+  tool: MetaTool,
+  ctx: ServiceContext,
+  caller: Caller,
+  args: unknown,
+  call: MetaToolCall = {},
+): Promise<unknown> {
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
     const body = tool.invalidArguments?.(parsed.error.issues) ?? {
@@ -30,5 +43,5 @@ export async function runMetaTool(tool: MetaTool, ctx: ServiceContext, caller: C
     throw new MetaToolError(body as MetaToolError['body'], 400);
   }
   // Every meta-tool (both MCP surfaces, the JSON API, the library's agent tools) sees the caller's tenant's view.
-  return tool.handler(await forTenant(ctx, caller.tenantId), caller, parsed.data);
+  return tool.handler(await forTenant(ctx, caller.tenantId), caller, parsed.data, call);
 }

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAccount } from '../../store/accounts.js';
@@ -176,6 +177,42 @@ describe('an auth: none upstream', () => {
     const answer = await execute(alice, 'testopen__nope');
     expect(answer).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
+});
+
+describe('progress of a batch on /mcp', () => {
+  it('a client that sends a progressToken hears of calls as they finish, before the answer; one that does not hears nothing', async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${alice.apiKey}` } },
+      }),
+    );
+    try {
+      // Eight calls finishing about 400 ms apart.
+      const executions = Array.from({ length: 8 }, (_, i) => ({ tool: 'testopen_wait', args: { ms: i * 400 } }));
+      const heard: { progress: number; total?: number; at: number }[] = [];
+      const answer = await client.callTool({ name: 'execute_tools', arguments: { executions } }, undefined, {
+        onprogress: (p) => heard.push({ progress: p.progress, total: p.total, at: Date.now() }),
+      });
+      const answeredAt = Date.now();
+      expect((answer.structuredContent as { results: unknown[] }).results).toHaveLength(8);
+      expect(heard.length).toBeGreaterThanOrEqual(3);
+      expect(heard.every((p) => p.total === 8 && p.at <= answeredAt)).toBe(true);
+      const counts = heard.map((p) => p.progress);
+      expect(counts).toEqual([...counts].sort((a, b) => a - b));
+      expect(new Set(counts).size).toBe(counts.length);
+      expect(counts.at(-1)).toBeLessThanOrEqual(8);
+
+      let unasked = 0;
+      client.setNotificationHandler(ProgressNotificationSchema, async () => {
+        unasked++;
+      });
+      await client.callTool({ name: 'execute_tools', arguments: { executions: executions.slice(0, 4) } });
+      expect(unasked).toBe(0);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 });
 
 describe('network policy', () => {

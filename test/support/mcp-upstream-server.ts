@@ -81,6 +81,18 @@ export async function startTestUpstream(
         ],
       };
     });
+    server.registerTool(
+      'wait',
+      {
+        description: 'Answers after a given number of milliseconds',
+        inputSchema: { ms: z.number().int().min(0).max(5000) },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ ms }) => {
+        await new Promise((r) => setTimeout(r, ms));
+        return { content: [{ type: 'text', text: `waited ${ms}` }] };
+      },
+    );
     server.registerTool('slow', { description: 'Takes five seconds' }, async () => {
       calls.push('slow');
       await new Promise((r) => setTimeout(r, 5000));
