@@ -7,6 +7,7 @@ import { getAttempt } from '../../store/connection-attempts.js';
 import { consentAs as consent, signedInPage as signedInPageAs } from '../support/consent.js';
 import { createTestUser, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
+import { plantGrantSecrets } from '../support/planted-secrets.js';
 
 const world = await startWorld({
   clients: { github: {}, jira: { rotateRefreshTokens: true } },
@@ -16,17 +17,7 @@ const world = await startWorld({
 const { auth, stack } = world;
 /** Every secret the authorization server handed out or received: none may leak. */
 const planted = new Set<string>([world.clients.github!.clientSecret, world.clients.jira!.clientSecret]);
-auth.provider.on('grant.success', (ctx: any) => {
-  for (const v of [
-    ctx.oidc.params?.code,
-    ctx.oidc.params?.code_verifier,
-    ctx.oidc.params?.refresh_token,
-    ctx.body?.access_token,
-    ctx.body?.refresh_token,
-  ]) {
-    if (typeof v === 'string') planted.add(v);
-  }
-});
+plantGrantSecrets(auth.provider, planted);
 const alice = await world.user({ email: 'alice@example.com' });
 const mallory = await world.user({ tenantId: alice.user.tenantId, email: 'mallory@example.com' });
 const browser = await world.browser();

@@ -10,6 +10,7 @@ import { createTestUser, startWorld, type TestUser } from '../support/harness.js
 import { historyText } from '../support/history-text.js';
 import { startMcpAuthWorld } from '../support/mcp-auth-world.js';
 import type { TestAuthServer } from '../support/oauth-server.js';
+import { plantGrantSecrets } from '../support/planted-secrets.js';
 
 // An upstream MCP server with `auth: oauth2`, end to end on real parts: the official SDK's MCP
 // server behind oidc-provider (dynamic registration, RFC 8707 audience-bound opaque tokens, `iss`,
@@ -37,17 +38,7 @@ const authServer = { issuer: upstream.issuer } as TestAuthServer;
 
 /** Every secret the authorization server handed out or received: none may reach logs, history or answers. */
 const planted = new Set<string>();
-upstream.provider.on('grant.success', (ctx: any) => {
-  for (const v of [
-    ctx.oidc.params?.code,
-    ctx.oidc.params?.code_verifier,
-    ctx.oidc.params?.refresh_token,
-    ctx.body?.access_token,
-    ctx.body?.refresh_token,
-  ]) {
-    if (typeof v === 'string') planted.add(v);
-  }
-});
+plantGrantSecrets(upstream.provider, planted);
 
 afterAll(async () => {
   await world.stop();
