@@ -34,6 +34,12 @@ export interface DiscoveryOptions extends EgressOptions {
   expectedIssuer?: string;
   /** The fetch to use; built from the egress options when absent. */
   fetch?: GuardedFetch;
+  /**
+   * Let the server's own host and port through even at a private address. Off by default, and the
+   * product never sets it: an upstream's URL may come from a tenant administrator, and the tool
+   * sessions reach a private address only through UPSTREAM_MCP_ALLOWED_HOSTS too.
+   */
+  trustServerHost?: boolean;
 }
 
 const ACCEPT_JSON = { accept: 'application/json' };
@@ -50,8 +56,9 @@ const ACCEPT_JSON = { accept: 'application/json' };
  * have Switchboard ask the user for a token meant for another service.
  */
 export async function discoverAuthorization(serverUrl: string, options: DiscoveryOptions = {}): Promise<DiscoveredAuthorization> {
-  const fetch = options.fetch ?? mcpAuthFetch(serverEgress(serverUrl, options));
-  const server = checkAuthUrlShape(serverUrl, serverEgress(serverUrl, options));
+  const own = options.trustServerHost ? serverEgress(serverUrl, options) : options;
+  const fetch = options.fetch ?? mcpAuthFetch(own);
+  const server = checkAuthUrlShape(serverUrl, own);
   const challenge: BearerChallenge | undefined =
     options.challenge !== undefined ? bearerChallenge(options.challenge) : await probeServer(server, fetch);
   const { metadata: resourceMetadata, url: resourceMetadataUrl } = await fetchProtectedResourceMetadata(
@@ -77,10 +84,7 @@ export async function discoverAuthorization(serverUrl: string, options: Discover
   };
 }
 
-/**
- * The egress the registered server itself gets: the operator named it, so its own host and port
- * are allowed even on a private address (an internal MCP server); nothing else is added.
- */
+/** The egress with the server's own host and port added (`trustServerHost`); nothing else is added. */
 export function serverEgress(serverUrl: string, options: EgressOptions): EgressOptions {
   const url = new URL(serverUrl);
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;

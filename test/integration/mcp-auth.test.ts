@@ -44,7 +44,8 @@ afterAll(async () => {
 });
 
 /** The authorization server is on 127.0.0.1: the operator's allow-list names it, as a test must. */
-const egressFor = (world: McpAuthWorld) => ({ allowedHosts: parseAllowedHosts(new URL(world.issuer).host) });
+// The test's MCP server is on loopback too: these tests of discovery itself let its own host through.
+const egressFor = (world: McpAuthWorld) => ({ allowedHosts: parseAllowedHosts(new URL(world.issuer).host), trustServerHost: true });
 
 /** A tool call on the MCP server with a bearer token, through the official SDK client. */
 async function callTool(world: McpAuthWorld, accessToken: string, name: string, args: Record<string, unknown> = {}) {
@@ -401,7 +402,7 @@ describe('attacks: metadata from a hostile MCP server or authorization server', 
         '/mcp': (req, res) => challenge(`${mcp.origin}/prm`)(req, res),
         '/prm': (req, res) => json({ resource: `${mcp.origin}/mcp`, authorization_servers: [as] })(req, res),
       });
-      const err = await rejection(discoverAuthorization(`${mcp.origin}/mcp`));
+      const err = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { trustServerHost: true }));
       expect(err.code).toBe('egress_refused');
       await mcp.close();
     }
@@ -420,11 +421,11 @@ describe('attacks: metadata from a hostile MCP server or authorization server', 
         authorization_servers: ['https://auth.example'],
       }),
     });
-    const elsewhere = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { allowedHosts: other.allowed }));
+    const elsewhere = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { allowedHosts: other.allowed, trustServerHost: true }));
     expect(elsewhere.code).toBe('resource_mismatch');
     expect(other.hits).toEqual([]);
     // Without a challenge, the well-known document names another resource: no token is ever asked for it.
-    const foreign = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { challenge: 'Bearer realm="x"' }));
+    const foreign = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { challenge: 'Bearer realm="x"', trustServerHost: true }));
     expect(foreign.code).toBe('resource_mismatch');
     await Promise.all([mcp.close(), other.close()]);
   });
@@ -451,7 +452,7 @@ describe('attacks: metadata from a hostile MCP server or authorization server', 
         '/.well-known/oauth-protected-resource/mcp': (req, res) =>
           json({ resource: `${mcp.origin}/mcp`, authorization_servers: [as.origin] })(req, res),
       });
-      const err = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { allowedHosts: as.allowed }));
+      const err = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { allowedHosts: as.allowed, trustServerHost: true }));
       expect(err.code).toBe(code);
       await Promise.all([mcp.close(), as.close()]);
     }
@@ -473,7 +474,7 @@ describe('attacks: metadata from a hostile MCP server or authorization server', 
       },
     });
     const started = Date.now();
-    const err = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { maxResponseBytes: 256 * 1024 }));
+    const err = await rejection(discoverAuthorization(`${mcp.origin}/mcp`, { maxResponseBytes: 256 * 1024, trustServerHost: true }));
     expect(err.code).toBe('response_too_large');
     expect(Date.now() - started).toBeLessThan(5_000);
     await mcp.close();

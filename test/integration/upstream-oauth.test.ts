@@ -150,6 +150,37 @@ describe("a tenant's own oauth2 server", () => {
   }, 60_000);
 });
 
+describe('a tenant oauth2 server at an internal address', () => {
+  it('is never reached: not by drawing the portal, not by opening its connect link (egress_refused)', async () => {
+    const hits: string[] = [];
+    const internal = await world.serve((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      res.statusCode = 401;
+      res.end();
+    });
+    const heidi = await world.user();
+    // `localhost` resolves to loopback and is not on UPSTREAM_MCP_ALLOWED_HOSTS (127.0.0.1 is).
+    await addTenantUpstream(pool, keyring, {
+      tenantId: heidi.user.tenantId,
+      entry: upstreamEntrySchema.parse({
+        name: 'sneaky',
+        displayName: 'Sneaky',
+        url: `http://localhost:${internal.port}/admin/do?thing=1`,
+        auth: { type: 'oauth2' },
+      }),
+    });
+    const page = await signedInPage(browser, heidi);
+    await page.goto(`${stack.baseUrl}/portal/integrations`);
+    await page.goto(`${stack.baseUrl}/portal/integrations/sneaky`);
+    const { body } = await heidi.call('connect', { integration: 'sneaky' });
+    await page.goto(body.url);
+    expect(await page.locator('h1').textContent()).toBe('Cannot connect now');
+    expect(await page.locator('body').textContent()).toContain('egress_refused');
+    await page.context().close();
+    expect(hits).toEqual([]);
+  }, 60_000);
+});
+
 describe('search before connecting', () => {
   it('a user who has not connected finds the tools, in a process that never listed them (the shared catalog)', async () => {
     // A second Switchboard process on the same database (its own worker and task queue).
