@@ -186,7 +186,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         return REFRESH_AND_RETRY;
       }
       if (err instanceof ProviderHttpError && (err.status === 401 || err.status === 403) && account) {
-        const stepped = await stepUp(err, integration, account);
+        const stepped = await stepUp(err, integration, account, toolSecrets(credential));
         if (stepped) return stepped;
         await setAccountStatus(deps.pool, account.tenantId, account.id, 'needs_reauth');
         return needsReauth(integration, account);
@@ -209,15 +209,23 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
    * (RFC 6750; the MCP authorization spec's step-up): the account needs a new consent with those
    * scopes, which the next connect asks for. Undefined for any other 403 (a plain refusal is tool_failed).
    */
-  async function stepUp(err: ProviderHttpError, integration: string, account: Account): Promise<ToolOutcome | undefined> {
+  async function stepUp(
+    err: ProviderHttpError,
+    integration: string,
+    account: Account,
+    secrets: readonly string[],
+  ): Promise<ToolOutcome | undefined> {
     const wanted = err.status === 403 ? stepUpScopes(err.challenge, account.grantedScopes) : undefined;
     if (!wanted) return undefined;
+    // The account stays usable for what it already may do (an organisation account is shared: one
+    // member's call must not take it from everyone); the next connect asks for the wider scopes.
     await markStepUp(deps.pool, account, wanted.scopes);
     const who = account.scope === 'tenant' ? 'an administrator' : 'the user';
+    const reason = providerErrorText(wanted.reason, [...secrets]);
     return failure(
       'needs_reauth',
-      `The ${integration} connection "${account.label}" needs more access: ${providerErrorText(wanted.reason, [])}. Ask ${who} to connect ${integration} again to grant it.`,
-      { integration, reason: providerErrorText(wanted.reason, []) },
+      `The ${integration} connection "${account.label}" needs more access for this call: ${reason}. Ask ${who} to connect ${integration} again to grant it.`,
+      { integration, reason },
     );
   }
 
@@ -300,7 +308,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
           : failure('tool_failed', `${integration}: ${providerErrorText(err.message, secrets)}`);
       }
       if (err instanceof ProviderHttpError && account && auth?.loaded.credential.type === 'oauth2') {
-        const stepped = await stepUp(err, integration, account);
+        const stepped = await stepUp(err, integration, account, secrets);
         if (stepped) return stepped;
       }
       if (err instanceof UnsafePathArgument) {

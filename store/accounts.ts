@@ -208,19 +208,16 @@ export async function markNeedsReauth(db: Queryable, account: Pick<Account, 'ten
 
 /**
  * The service asked for more scopes than the account's token has (a 403 `insufficient_scope`):
- * the account needs a new consent, and the next connect of its owner asks for `scopes` too.
- * Only while `credentialVersion` is still stored (a reconnect since then already happened).
+ * the next connect of its owner asks for `scopes` too. The account keeps its status — it still
+ * does what it was granted (an organisation account stays usable by every member); a reconnect
+ * that stores a new credential clears them.
  */
-export async function markStepUp(
-  db: Queryable,
-  account: Pick<Account, 'tenantId' | 'id' | 'credentialVersion'>,
-  scopes: string[],
-): Promise<void> {
-  await db.query(
-    `UPDATE accounts SET status = 'needs_reauth', step_up_scopes = $4, updated_at = now()
-      WHERE tenant_id = $1 AND id = $2 AND credential_version = $3`,
-    [account.tenantId, account.id, account.credentialVersion, scopes],
-  );
+export async function markStepUp(db: Queryable, account: Pick<Account, 'tenantId' | 'id'>, scopes: string[]): Promise<void> {
+  await db.query('UPDATE accounts SET step_up_scopes = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [
+    account.tenantId,
+    account.id,
+    scopes,
+  ]);
 }
 
 /** Scopes a step-up asked for on the accounts a new connect of this owner would replace. */

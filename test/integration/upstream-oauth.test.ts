@@ -237,12 +237,14 @@ describe('tokens', () => {
     expect(upstream.grants.refresh_token).toBe(refreshes + 1);
   });
 
-  it('step-up: a 403 insufficient_scope is needs_reauth with the reason; the next connect asks for the wider scope', async () => {
+  it('step-up: a 403 insufficient_scope answers that call needs_reauth with the reason; the account keeps working; the next connect asks for the wider scope', async () => {
     const answer = await execute(alice, 'write_note', { text: 'hello' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth', integration: NAME } });
     expect(answer.error.reason).toContain('mcp:write');
     expect(answer.error.message).toContain('Writing notes needs mcp:write');
-    expect(await accountOf(alice)).toMatchObject({ status: 'needs_reauth', step_up_scopes: ['mcp:read', 'mcp:write'] });
+    // The account still does what it was granted (were it an organisation account, for every member).
+    expect(await accountOf(alice)).toMatchObject({ status: 'active', step_up_scopes: ['mcp:read', 'mcp:write'] });
+    expect(await execute(alice, 'whoami')).toEqual({ ok: true, result: 'alice-at-acme' });
 
     const { page, authorizeUrl } = await connectThroughPortal(alice, 'alice-at-acme');
     await page.context().close();

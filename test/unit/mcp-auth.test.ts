@@ -55,6 +55,14 @@ describe('step-up', () => {
     expect(stepUpScopes('Bearer error="invalid_token", scope="x"', [])).toBeUndefined();
     expect(stepUpScopes(null, [])).toBeUndefined();
   });
+
+  it('follows no hostile challenge: more than 50 scopes, or scopes that are not scope tokens', () => {
+    const many = Array.from({ length: 51 }, (_, i) => `s${i}`).join(' ');
+    expect(stepUpScopes(header(many), [])).toBeUndefined();
+    expect(stepUpScopes(header(Array.from({ length: 50 }, (_, i) => `s${i}`).join(' ')), [])?.scopes).toHaveLength(50);
+    expect(stepUpScopes(header(`files:${'x'.repeat(300)}`), [])).toBeUndefined();
+    expect(stepUpScopes(header('read café'), [])).toBeUndefined();
+  });
 });
 
 describe('metadata checks', () => {
