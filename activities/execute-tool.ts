@@ -11,7 +11,7 @@ import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
-import { type Account, listUsableAccounts, markStepUp, setAccountStatus } from '../store/accounts.js';
+import { type Account, listUsableAccounts, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
@@ -137,6 +137,11 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     try {
       let loaded = await credentials.load(account);
       if (!loaded) return needsReauth(integration, account);
+      if (provider.credentialBinding && loaded.credential.boundTo !== provider.credentialBinding) {
+        // Stored for another server that had this name: never sent to this one (nor refreshed for it).
+        await markNeedsReauth(deps.pool, { ...account, credentialVersion: loaded.version });
+        return needsReauth(integration, account);
+      }
       if (credentials.needsRefresh(loaded)) loaded = await credentials.refresh(account);
       if (listed) {
         // An upstream server's tools as this account sees them (listed with its credential when stale).

@@ -99,6 +99,7 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
       refreshToken: tokens.refreshToken,
       tokenType: tokens.tokenType,
       ...(oauthContext && { oauth: oauthContext }),
+      ...(provider.credentialBinding && { boundTo: provider.credentialBinding }),
     },
   });
 

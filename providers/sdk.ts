@@ -134,6 +134,12 @@ export interface Provider {
    * it, an oauth2 provider uses its manifest's endpoints and the operator's client (registry.ts).
    */
   oauthFlow?: OAuthFlow;
+  /**
+   * What a credential stored for this provider belongs to, when the name alone does not say it (an
+   * upstream MCP server: its URL). A stored credential bound to anything else is never sent: the
+   * name was given to another server since (a tenant removed a server and added another under it).
+   */
+  credentialBinding?: string;
   /** Asks the service who a fresh credential belongs to. */
   identify?: (ctx: ToolContext) => Promise<AccountIdentity>;
   /** Puts the credential on a request; the default sends OAuth tokens as a Bearer header. */

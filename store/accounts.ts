@@ -34,6 +34,8 @@ export interface StoredCredential {
   cookies?: { name: string; value: string; domain: string; path?: string }[];
   /** Discovered OAuth (upstream MCP servers): the authorization server, client and resource its refreshes go to. */
   oauth?: OAuthContext;
+  /** The provider's `credentialBinding` when it was stored (an upstream server's URL): used only with that one. */
+  boundTo?: string;
 }
 
 const COLUMNS = `id, tenant_id AS "tenantId", owner_user_id AS "ownerUserId", scope, integration, label,

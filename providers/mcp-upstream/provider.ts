@@ -204,6 +204,7 @@ export function upstreamProvider(entry: UpstreamEntry, options: UpstreamOptions)
     tools: [],
     dynamicTools: lists,
     ...(oauthFlow && { oauthFlow }),
+    ...(auth.type !== 'none' && { credentialBinding: `mcp:${entry.url}` }),
     // One account per user and server (a reconnect replaces its credential in place). An API key's
     // test call is listing the tools with it (a refused key is a 401), which also fills the catalog;
     // a fresh OAuth token lists them too, but a listing that fails does not undo the consent.

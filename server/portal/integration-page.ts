@@ -114,7 +114,7 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
     }
 
     const { displayName } = provider.manifest;
-    const credential = { type: 'apikey' as const, fields };
+    const credential = { type: 'apikey' as const, fields, ...(provider.credentialBinding && { boundTo: provider.credentialBinding }) };
     const externalId = tested.identity?.externalId ?? null;
     let saved: Account | undefined;
     if (target.kind === 'account') {

@@ -249,7 +249,7 @@ describe('an auth: apikey upstream', () => {
       ownerUserId: alice.user.id,
       integration: 'testkey',
       label: 'Test Key',
-      credential: { type: 'apikey', fields: { apiKey: API_KEY } },
+      credential: { type: 'apikey', fields: { apiKey: API_KEY }, boundTo: `mcp:${keyed.url}` },
     });
     expect(await execute(alice, 'testkey__echo', { message: 'keyed' })).toEqual({ ok: true, result: 'echo: keyed' });
     expect(keyed.requests.filter((r) => r.apiKey === API_KEY).length).toBeGreaterThan(0);
@@ -288,13 +288,27 @@ describe('an auth: apikey upstream', () => {
     }
   }, 60_000);
 
+  it('never sends a key stored for another server that had this name (a removed server, another added under its name)', async () => {
+    const dave = await createTestUser(stack, { tenantId: alice.user.tenantId });
+    await insertAccount(stack.services.pool, stack.services.keyring, {
+      tenantId: dave.user.tenantId,
+      ownerUserId: dave.user.id,
+      integration: 'testkey',
+      label: 'Key of the old server',
+      credential: { type: 'apikey', fields: { apiKey: 'key-for-the-old-server-0001' }, boundTo: 'mcp:https://old.example/mcp' },
+    });
+    const answer = await execute(dave, 'testkey__echo', { message: 'x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth', integration: 'testkey' } });
+    expect(keyed.requests.some((r) => r.apiKey === 'key-for-the-old-server-0001')).toBe(false);
+  });
+
   it('marks the account needs_reauth when the server stops taking the key, and never echoes the key', async () => {
     await insertAccount(stack.services.pool, stack.services.keyring, {
       tenantId: bob.user.tenantId,
       ownerUserId: bob.user.id,
       integration: 'testkey',
       label: 'Old key',
-      credential: { type: 'apikey', fields: { apiKey: 'revoked-key-zzzzzzzzzzzz' } },
+      credential: { type: 'apikey', fields: { apiKey: 'revoked-key-zzzzzzzzzzzz' }, boundTo: `mcp:${keyed.url}` },
     });
     const answer = await execute(bob, 'testkey__echo', { message: 'x' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth' } });
