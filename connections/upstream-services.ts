@@ -18,7 +18,7 @@ export function upstreamServices(
 ): { oauth: UpstreamOAuthOptions; catalog: UpstreamCatalogStore } {
   return {
     oauth: {
-      registrations: clientRegistrationStore(pool, keyring),
+      registrationsFor: (scope) => clientRegistrationStore(pool, keyring, scope),
       clientMetadataUrl: clientMetadataDocumentUrl(config),
       redirectUri: oauthCallbackUrl(config),
     },

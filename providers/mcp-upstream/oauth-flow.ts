@@ -19,8 +19,11 @@ import type { UpstreamEntry } from './entry.js';
 
 /** What an upstream's OAuth needs from the deployment (bin/support/services.ts builds it). */
 export interface UpstreamOAuthOptions {
-  /** Dynamic client registrations, stored per issuer (store/mcp-client-registrations.ts). */
-  registrations: ClientRegistrationStore;
+  /**
+   * Dynamic client registrations of one scope (`operator`, or a tenant's `tenant:<id>`), stored per
+   * issuer (store/mcp-client-registrations.ts): a tenant's server never uses the operator's client.
+   */
+  registrationsFor(scope: string): ClientRegistrationStore;
   /** Switchboard's Client ID Metadata Document URL (core/urls.ts); used only where it is https. */
   clientMetadataUrl: string;
   /** The OAuth callback (core/urls.ts `oauthCallbackUrl`): every client is registered with it. */
@@ -48,12 +51,17 @@ type OAuth2Auth = Extract<UpstreamEntry['auth'], { type: 'oauth2' }>;
  */
 export function upstreamOAuthFlow(
   entry: UpstreamEntry & { auth: OAuth2Auth },
-  options: UpstreamOAuthOptions & { allowedHosts: readonly AllowedHost[] },
+  options: UpstreamOAuthOptions & { allowedHosts: readonly AllowedHost[]; scope: string },
 ): OAuthFlow {
   const auth = entry.auth;
   const egress = { allowedHosts: options.allowedHosts };
   const redirectUri = options.redirectUri;
-  const clientOptions = { ...egress, redirectUri, clientMetadataUrl: options.clientMetadataUrl, registrations: options.registrations };
+  const clientOptions = {
+    ...egress,
+    redirectUri,
+    clientMetadataUrl: options.clientMetadataUrl,
+    registrations: options.registrationsFor(options.scope),
+  };
   const preRegistered = auth.clientId
     ? { clientId: auth.clientId, clientSecret: auth.clientSecret, ...(auth.issuer && { issuer: auth.issuer }) }
     : undefined;

@@ -25,7 +25,10 @@ export interface UpstreamOptions {
   oauth?: UpstreamOAuthOptions;
   /** Where the last listing is shared between processes and restarts (store/upstream-tool-catalogs.ts). */
   catalog?: UpstreamCatalogStore;
-  /** Whose catalog this is, e.g. `operator` or a tenant's id: listings are never shared across it. */
+  /**
+   * Whose server this is: `operator` (the default) or `tenant:<id>`. Its saved tool catalog and its
+   * OAuth client registrations are that scope's own, never shared across it.
+   */
   catalogScope?: string;
 }
 
@@ -185,7 +188,10 @@ export function upstreamProvider(entry: UpstreamEntry, options: UpstreamOptions)
   const lists = new UpstreamToolLists(entry, options);
   const oauthFlow =
     auth.type === 'oauth2' && options.oauth
-      ? upstreamOAuthFlow({ ...entry, auth }, { ...options.oauth, allowedHosts: options.allowedHosts })
+      ? upstreamOAuthFlow(
+          { ...entry, auth },
+          { ...options.oauth, allowedHosts: options.allowedHosts, scope: options.catalogScope ?? 'operator' },
+        )
       : undefined;
   return {
     manifest: {

@@ -127,7 +127,7 @@ describe('connect an oauth2 upstream through the portal', () => {
 });
 
 describe("a tenant's own oauth2 server", () => {
-  it('connects per user like the operator’s, reuses the registration, and is nobody else’s', async () => {
+  it('connects per user like the operator’s, with a client registration of the tenant’s own, and is nobody else’s', async () => {
     const grace = await world.user();
     await addTenantUpstream(pool, keyring, {
       tenantId: grace.user.tenantId,
@@ -140,7 +140,12 @@ describe("a tenant's own oauth2 server", () => {
     await consentAs(page, authServer, 'grace-at-acme');
     expect(await page.locator('h1').textContent()).toBe('Connected');
     await page.context().close();
-    expect(upstream.registrations).toBe(registrations);
+    // Not the deployment's client for the operator's servers: users' consent to that one is not reused.
+    expect(upstream.registrations).toBe(registrations + 1);
+    const tenantClient = await findClientRegistration(pool, keyring, upstream.issuer, `tenant:${grace.user.tenantId}`);
+    const operatorClient = await findClientRegistration(pool, keyring, upstream.issuer);
+    expect(tenantClient?.clientId).toBeDefined();
+    expect(tenantClient?.clientId).not.toBe(operatorClient?.clientId);
     const own = await grace.call('connections_execute', { name: 'team-notes__whoami', arguments: {} });
     expect(own.body).toEqual({ ok: true, result: 'grace-at-acme' });
     // Another tenant's user: the integration does not exist for them.
