@@ -2,6 +2,7 @@ import type { UpstreamEntry } from '../providers/mcp-upstream/entry.js';
 import type { TenantServers } from '../providers/tenant-views.js';
 import { Keyring } from './keyring.js';
 import type { Queryable } from './queryable.js';
+import { deleteUpstreamCatalogs } from './upstream-tool-catalogs.js';
 
 /**
  * A tenant's own upstream MCP servers (migration 1700000000025). The entry is stored as JSON
@@ -87,9 +88,13 @@ export async function listTenantUpstreams(db: Queryable, tenantId: string): Prom
   return rows.map(summary);
 }
 
-/** Removes a server of this tenant (never another's); answers whether there was one. */
+/**
+ * Removes a server of this tenant (never another's), with its saved tool listings (keyed
+ * `tenant:<id>:<name>:<url>`, store/upstream-tool-catalogs.ts); answers whether there was one.
+ */
 export async function removeTenantUpstream(db: Queryable, tenantId: string, name: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM tenant_upstream_servers WHERE tenant_id = $1 AND name = $2', [tenantId, name]);
+  await deleteUpstreamCatalogs(db, `tenant:${tenantId}:${name}:`);
   return (rowCount ?? 0) > 0;
 }
 

@@ -162,7 +162,7 @@ class UpstreamToolLists implements DynamicTools {
     this.latest = tools;
     this.loadedSaved = true;
     this.changes++;
-    if (this.options.catalog && JSON.stringify(kept).length <= MAX_SAVED_CATALOG_BYTES) {
+    if (this.options.catalog && Buffer.byteLength(JSON.stringify(kept)) <= MAX_SAVED_CATALOG_BYTES) {
       this.options.catalog
         .save(this.catalogKey(), kept)
         .catch((err: Error) =>

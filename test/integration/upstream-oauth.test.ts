@@ -4,7 +4,7 @@ import { connectionWorkflowId } from '../../core/ids.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { readCredential } from '../../store/accounts.js';
 import { findClientRegistration } from '../../store/mcp-client-registrations.js';
-import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
+import { addTenantUpstream, removeTenantUpstream } from '../../store/tenant-upstream-servers.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
@@ -152,6 +152,17 @@ describe("a tenant's own oauth2 server", () => {
     expect((await alice.call('connect', { integration: 'team-notes' })).status).toBe(404);
     const other = await alice.call('connections_execute', { name: 'team-notes__whoami', arguments: {} });
     expect(other.body).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+    // Its saved tool listing is the tenant's own, and goes with the server.
+    const saved = async () =>
+      (
+        await pool.query('SELECT catalog_key FROM upstream_tool_catalogs WHERE starts_with(catalog_key, $1)', [
+          `tenant:${grace.user.tenantId}:`,
+        ])
+      ).rows;
+    expect(await saved()).toEqual([{ catalog_key: `tenant:${grace.user.tenantId}:team-notes:${upstream.mcpUrl}` }]);
+    expect(await removeTenantUpstream(pool, grace.user.tenantId, 'team-notes')).toBe(true);
+    expect(await saved()).toEqual([]);
   }, 60_000);
 });
 
