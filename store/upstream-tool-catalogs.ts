@@ -23,5 +23,5 @@ export function upstreamCatalogStore(db: Queryable): UpstreamCatalogStore {
 
 /** Forgets the saved listings whose key starts with `prefix` (a tenant's server was removed). */
 export async function deleteUpstreamCatalogs(db: Queryable, prefix: string): Promise<void> {
-  await db.query("DELETE FROM upstream_tool_catalogs WHERE starts_with(catalog_key, $1)", [prefix]);
+  await db.query('DELETE FROM upstream_tool_catalogs WHERE starts_with(catalog_key, $1)', [prefix]);
 }
