@@ -118,12 +118,15 @@ export class ProviderRegistry {
 
   /**
    * The deployment integration (built-in or operator upstream) that a tenant server named `name`
-   * would shadow, by name or by flat tool prefix (`acme-docs` and `acme_docs` meet there).
+   * could shadow: the same name, the same flat tool prefix (`acme-docs` and `acme_docs` meet there),
+   * or a prefix that extends the other's (`acme-docs`'s `search` and `acme`'s `docs_search` are both
+   * `acme_docs_search` on /mcp), either way round.
    */
   takenBy(name: string): string | undefined {
     const base = this.view?.base ?? this;
     const prefix = name.replace(/-/g, '_');
-    return base.list().find((p) => p.manifest.name === name || p.manifest.toolPrefix === prefix)?.manifest.name;
+    const overlaps = (other: string) => other === prefix || prefix.startsWith(`${other}_`) || other.startsWith(`${prefix}_`);
+    return base.list().find((p) => p.manifest.name === name || overlaps(p.manifest.toolPrefix))?.manifest.name;
   }
 
   list(): Provider[] {

@@ -8,8 +8,11 @@ import type { Provider } from './sdk.js';
  * that builds the operator's servers.
  */
 export interface TenantServers {
-  /** The tenant's stored entries (secrets opened), unvalidated: a row a newer schema refuses is left out, not fatal. */
-  load(tenantId: string): Promise<readonly { name: string; entry: unknown }[]>;
+  /**
+   * The tenant's stored entries (secrets opened), unvalidated: a row a newer schema refuses is left
+   * out, not fatal; so is one that says why it cannot be used (`unusable`, e.g. a secret no key opens).
+   */
+  load(tenantId: string): Promise<readonly { name: string; entry: unknown; unusable?: string }[]>;
   /** The deployment's upstream factory; `tenantId` keeps the server's shared tool catalog the tenant's own. */
   build(entry: UpstreamEntry, tenantId: string): Provider;
   /** Told when an entry is left out: it no longer validates, or an operator integration took its name since. */
@@ -110,6 +113,10 @@ export class TenantViews<V> {
     this.dropIdle(tenantId);
     const entries: UpstreamEntry[] = [];
     for (const row of rows) {
+      if (row.unusable) {
+        this.servers.onSkipped?.(tenantId, row.name, row.unusable);
+        continue;
+      }
       const parsed = upstreamEntrySchema.safeParse(row.entry);
       const clash = parsed.success ? this.takenBy(parsed.data.name) : undefined;
       if (!parsed.success) this.servers.onSkipped?.(tenantId, row.name, 'its stored entry no longer validates');

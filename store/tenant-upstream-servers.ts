@@ -1,7 +1,7 @@
 import type { UpstreamEntry } from '../providers/mcp-upstream/entry.js';
 import type { TenantServers } from '../providers/tenant-views.js';
 import { Keyring } from './keyring.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, lockKey, type Queryable } from './queryable.js';
 import { deleteUpstreamCatalogs } from './upstream-tool-catalogs.js';
 
 /**
@@ -67,6 +67,19 @@ export async function addTenantUpstream(
 ): Promise<TenantUpstreamSummary> {
   const { open, clientSecret } = splitSecret(input.entry);
   const sealed = clientSecret ? keyring.encrypt(clientSecret, aad(input.tenantId, input.entry.name)) : null;
+  return inTransaction(db, async (tx) => {
+    // Two adds at once for one tenant queue here, so the count below is the one the insert sees.
+    await lockKey(tx, `tenant-upstreams:${input.tenantId}`);
+    return insertCounted(tx, input, open, sealed);
+  });
+}
+
+async function insertCounted(
+  db: Queryable,
+  input: { tenantId: string; entry: UpstreamEntry; createdBy?: string },
+  open: Record<string, unknown>,
+  sealed: string | null,
+): Promise<TenantUpstreamSummary> {
   const { rows } = await db.query<Row>(
     `INSERT INTO tenant_upstream_servers (tenant_id, name, entry, client_secret_sealed, created_by)
      SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM tenant_upstream_servers WHERE tenant_id = $1) < $6
@@ -106,12 +119,18 @@ export async function loadTenantUpstreamEntries(
   db: Queryable,
   keyring: Keyring,
   tenantId: string,
-): Promise<{ name: string; entry: unknown }[]> {
+): Promise<{ name: string; entry: unknown; unusable?: string }[]> {
   const { rows } = await db.query<Row>('SELECT * FROM tenant_upstream_servers WHERE tenant_id = $1 ORDER BY created_at, name', [tenantId]);
-  return rows.map((row) => {
-    if (!row.client_secret_sealed) return { name: row.name, entry: row.entry };
-    const clientSecret = keyring.decrypt(row.client_secret_sealed, aad(row.tenant_id, row.name));
-    return { name: row.name, entry: { ...row.entry, auth: { ...(row.entry.auth as object), clientSecret } } };
+  return rows.flatMap((row) => {
+    if (!row.client_secret_sealed) return [{ name: row.name, entry: row.entry }];
+    try {
+      const clientSecret = keyring.decrypt(row.client_secret_sealed, aad(row.tenant_id, row.name));
+      return [{ name: row.name, entry: { ...row.entry, auth: { ...(row.entry.auth as object), clientSecret } } }];
+    } catch {
+      // A secret no key here opens (a retired key, a copied row): that server is left out, not the
+      // tenant's every request.
+      return [{ name: row.name, entry: row.entry, unusable: 'its client secret does not open with this deployment’s keys' }];
+    }
   });
 }
 

@@ -12,6 +12,7 @@ import {
   listTenantUpstreams,
   loadTenantUpstreamEntries,
   resealTenantUpstreams,
+  TENANT_UPSTREAM_MAX,
 } from '../../store/tenant-upstream-servers.js';
 import { registry as metricsRegistry } from '../../telemetry/metrics.js';
 import { launchBrowser } from '../support/browser.js';
@@ -492,7 +493,11 @@ describe('secrets of an entry', () => {
       adminB.user.tenantId,
       'sealed',
     ]);
-    await expect(loadTenantUpstreamEntries(pool, keyring, adminB.user.tenantId)).rejects.toThrow(/failed authentication/);
+    // …and that one server is left out (said why), not the tenant's every request.
+    const copied = await loadTenantUpstreamEntries(pool, keyring, adminB.user.tenantId);
+    expect(copied.find((r) => r.name === 'sealed')).toMatchObject({ unusable: expect.stringContaining('does not open') });
+    expect(JSON.stringify(copied)).not.toContain(CLIENT_SECRET);
+    expect((await adminB.call('list_integrations')).status).toBe(200);
     await pool.query('DELETE FROM tenant_upstream_servers WHERE tenant_id = $1 AND name = $2', [adminB.user.tenantId, 'sealed']);
 
     // Key rotation: `keys reseal` moves it under the new active key; the old key can then go.
@@ -508,4 +513,19 @@ describe('secrets of an entry', () => {
     expect((await loadTenantUpstreamEntries(pool, keyring, tenant))[0]?.entry).toMatchObject({ auth: { clientSecret: CLIENT_SECRET } });
     expect(stack.logs.text()).not.toContain(CLIENT_SECRET);
   }, 30_000);
+});
+
+describe('the per-tenant bound', () => {
+  it(`holds under concurrent adds: at most ${TENANT_UPSTREAM_MAX} servers, whatever arrives at once`, async () => {
+    const tenant = (await createTestUser(stack)).user.tenantId;
+    const adds = Array.from({ length: TENANT_UPSTREAM_MAX + 10 }, (_, i) =>
+      addTenantUpstream(stack.services.pool, stack.services.keyring, {
+        tenantId: tenant,
+        entry: upstreamEntrySchema.parse({ name: `many-${i}`, displayName: `Many ${i}`, url: `https://mcp${i}.example/mcp` }),
+      }),
+    );
+    const settled = await Promise.allSettled(adds);
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(TENANT_UPSTREAM_MAX);
+    expect(await serverNames(tenant)).toHaveLength(TENANT_UPSTREAM_MAX);
+  });
 });

@@ -231,6 +231,12 @@ describe('ProviderRegistry.tenantEntry', () => {
     expect(() => registry.tenantEntry(JSON.stringify(entryOf(sameTools)))).toThrow(
       `would name its tools like the deployment's integration ${jira.manifest.name}`,
     );
+    // Prefixes that extend each other by whole words meet too: `github-docs`'s `search` and `github`'s
+    // `docs_search` would both be `github_docs_search`. A mere string prefix (`git`) does not.
+    expect(() => registry.tenantEntry(JSON.stringify(entryOf('github-docs')))).toThrow(
+      "would name its tools like the deployment's integration github",
+    );
+    expect(() => registry.tenantEntry(JSON.stringify(entryOf('git')))).not.toThrow();
   });
 
   it('refuses everything on a registry that takes no tenant servers', () => {
