@@ -1,23 +1,50 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Caller } from '../core/caller.js';
 import { MetaToolError } from '../core/errors.js';
 import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
+import { closeMcpSession, findMcpSession, type McpSession, openMcpSession } from '../store/mcp-sessions.js';
 import type { ServiceContext } from './context.js';
+import { connectByElicitation, integrationsToConnect } from './mcp-connect-elicitation.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
 
-/** Builds one stateless MCP server for one request, acting as `caller`. */
-function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaTool[]): Server {
+/**
+ * The SDK's Server, answering its capability checks from the session's record: a per-request
+ * server never saw the session's `initialize`, but may still notify what the client declared then.
+ */
+class SessionServer extends Server {
+  constructor(
+    private readonly session: McpSession | undefined,
+    ...args: ConstructorParameters<typeof Server>
+  ) {
+    super(...args);
+  }
+
+  protected override assertNotificationCapability(method: ServerNotification['method']): void {
+    if (method === 'notifications/elicitation/complete') {
+      const elicitation = this.session?.capabilities.elicitation as { url?: unknown } | undefined;
+      if (!elicitation?.url) throw new Error('the client did not declare URL elicitation');
+      return;
+    }
+    super.assertNotificationCapability(method);
+  }
+}
+
+const declaresUrlElicitation = (session: McpSession | undefined) =>
+  Boolean((session?.capabilities.elicitation as { url?: unknown } | undefined)?.url);
+
+/** Builds one MCP server for one request, acting as `caller` (with its session's record, if any). */
+function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaTool[], session?: McpSession): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: inputJsonSchema(t) as { type: 'object' } }));
   // logging: clients may set a level (logging/setLevel); tool calls' own log lines stay in the server's log.
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
+  const server = new SessionServer(session, SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
@@ -35,7 +62,13 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
               })
               .catch(() => {});
     try {
-      return toolResult(await runMetaTool(tool, ctx, caller, request.params.arguments ?? {}, { progress }), false);
+      const args = request.params.arguments ?? {};
+      const body = await runMetaTool(tool, ctx, caller, args, { progress });
+      const missing = declaresUrlElicitation(session) ? integrationsToConnect(tool.name, body) : [];
+      if (!missing.length) return toolResult(body, false);
+      // The client can show a URL: connect through it, then run what needed the connection again.
+      const connected = await connectByElicitation(ctx, caller, missing, extra, progressToken);
+      return toolResult(connected.length ? await runAgain(ctx, caller, tool, args, body, connected) : body, false);
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return toolResult(err.body, true);
@@ -44,6 +77,38 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     }
   });
   return server;
+}
+
+/**
+ * The call once more after `connected` were connected: only the entries that were not connected to
+ * one of them (the others ran), under a request id of its own when the call had one (the first id
+ * answers its recorded outcomes).
+ */
+async function runAgain(
+  ctx: ServiceContext,
+  caller: Caller,
+  tool: MetaTool,
+  args: Record<string, unknown>,
+  first: unknown,
+  connected: readonly string[],
+): Promise<unknown> {
+  const again = (more: Record<string, unknown>) =>
+    runMetaTool(tool, ctx, caller, {
+      ...args,
+      ...more,
+      ...(typeof args.requestId === 'string' && { requestId: `${args.requestId.slice(0, 180)}#after-connect` }),
+    });
+  if (tool.name !== 'execute_tools') return again({});
+  const results = [...((first as { results: unknown[] }).results ?? [])];
+  const executions = args.executions as unknown[];
+  const redo = results.flatMap((r, i) =>
+    integrationsToConnect('execute_tools', { results: [r] }).some((n) => connected.includes(n)) ? [i] : [],
+  );
+  const rerun = (await again({ executions: redo.map((i) => executions[i]) })) as { results: unknown[] };
+  redo.forEach((i, k) => {
+    results[i] = rerun.results[k];
+  });
+  return { ...(first as object), results };
 }
 
 function toolResult(body: unknown, isError: boolean) {
@@ -63,7 +128,23 @@ function toolResult(body: unknown, isError: boolean) {
 export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): Router {
   const router = Router();
   const serve = (tools: readonly MetaTool[]) => async (req: Request, res: Response) => {
-    const server = mcpServerFor(ctx, req.caller!, tools);
+    const caller = req.caller!;
+    const sessionId = req.get('mcp-session-id');
+    let session: McpSession | undefined;
+    if (isInitialize(req.body)) {
+      // A 2025-revision client: remember what it can do, under an id any process can look up.
+      const params = (req.body as { params?: { protocolVersion?: unknown; capabilities?: unknown } }).params ?? {};
+      const id = await openMcpSession(ctx.pool, caller, {
+        protocolVersion: String(params.protocolVersion ?? ''),
+        capabilities: params.capabilities,
+      });
+      res.setHeader('mcp-session-id', id);
+    } else if (sessionId) {
+      session = await findMcpSession(ctx.pool, sessionId, caller);
+      // Unknown, expired or another user's: the same answer, and the client initializes again (spec).
+      if (!session) return res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    }
+    const server = mcpServerFor(ctx, caller, tools, session);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -73,7 +154,13 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
     await transport.handleRequest(req, res, req.body);
   };
   const notAllowed = (_req: Request, res: Response) => {
-    res.status(405).set('Allow', 'POST').json({ error: 'This MCP endpoint is stateless: send JSON-RPC with POST' });
+    res.status(405).set('Allow', 'POST, DELETE').json({ error: 'This MCP endpoint offers no stream of its own: send JSON-RPC with POST' });
+  };
+  // DELETE with a session id ends that session (the caller's own only).
+  const endSession = async (req: Request, res: Response) => {
+    const sessionId = req.get('mcp-session-id');
+    if (!sessionId) return notAllowed(req, res);
+    res.status((await closeMcpSession(ctx.pool, sessionId, req.caller!)) ? 200 : 404).end();
   };
   for (const [path, tools] of [
     ['/mcp', META_TOOLS],
@@ -81,7 +168,11 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
   ] as const) {
     router.post(path, express.json({ limit: '1mb' }), ...authenticate, serve(tools));
     router.get(path, notAllowed);
-    router.delete(path, notAllowed);
+    router.delete(path, ...authenticate, endSession);
   }
   return router;
 }
+
+/** A POST whose body is the `initialize` request (a single message, as the spec requires for it). */
+const isInitialize = (body: unknown): boolean =>
+  !!body && typeof body === 'object' && !Array.isArray(body) && (body as { method?: unknown }).method === 'initialize';

@@ -20,6 +20,8 @@ export const PRUNABLE = {
   tool_batch_requests: { table: 'tool_batch_requests', key: 'batch_id', where: 'created_at < $1' },
   /** Tool results kept outside Temporal's history, once past their expiry (RESULT_RETENTION_DAYS). */
   stored_results: { table: 'stored_results', key: 'id', where: 'expires_at < $1' },
+  /** MCP sessions past their idle expiry. */
+  mcp_sessions: { table: 'mcp_sessions', key: 'id_hash', where: 'expires_at < $1' },
   /** Rate-limit windows (only the current minute is ever read). */
   call_budgets: { table: 'call_budgets', key: 'ctid', where: 'window_start < $1' },
 } as const;

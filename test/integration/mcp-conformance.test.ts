@@ -57,7 +57,14 @@ describe('the official MCP conformance suite, server scenarios', () => {
       ).catch((err: { stdout?: string; stderr?: string }) => ({ ...err, failed: true }));
       const text = `${run.stdout ?? ''}${run.stderr ?? ''}`;
       expect('failed' in run, text.slice(-4000)).toBe(false);
-      for (const scenario of ['server-initialize', 'ping', 'tools-list', 'logging-set-level', 'dns-rebinding-protection']) {
+      for (const scenario of [
+        'server-initialize',
+        'ping',
+        'tools-list',
+        'logging-set-level',
+        'dns-rebinding-protection',
+        'server-sse-multiple-streams',
+      ]) {
         expect(text, scenario).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`));
       }
     } finally {

@@ -1,0 +1,149 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { consentAs, signedInPage } from '../support/consent.js';
+import { startWorld, type TestUser } from '../support/harness.js';
+
+// MCP sessions for 2025-revision clients and URL elicitation for connect (issue 17), with the
+// official SDK client, the test authorization server, the fake GitHub API and chromium.
+
+const world = await startWorld({ clients: { github: {} }, apis: true, env: { CONNECTION_TTL_SEC: '600' } });
+const { stack, auth } = world;
+const browser = await world.browser();
+const alice = await world.user({ email: 'alice@example.com' });
+const mallory = await world.user({ tenantId: alice.user.tenantId, email: 'mallory@example.com' });
+
+afterAll(() => world.stop());
+
+function transportFor(user: TestUser, sessionId?: string) {
+  return new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${user.apiKey}` } },
+    ...(sessionId && { sessionId }),
+  });
+}
+
+const post = (user: TestUser, headers: Record<string, string>, body: unknown) =>
+  fetch(`${stack.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${user.apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+
+describe('sessions of 2025-revision clients', () => {
+  it('initialize mints a session any request may carry; another user presenting it, or an ended one, gets 404', async () => {
+    const transport = transportFor(alice);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(transport);
+    const sessionId = transport.sessionId;
+    expect(sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('execute_tools');
+
+    const listTools = { jsonrpc: '2.0', id: 7, method: 'tools/list' };
+    expect((await post(mallory, { 'mcp-session-id': sessionId! }, listTools)).status).toBe(404);
+    expect((await post(alice, { 'mcp-session-id': 'made-up-session-id-000000000000' }, listTools)).status).toBe(404);
+    // Without a session id a request is still answered (stateless clients).
+    expect((await post(alice, {}, listTools)).status).toBe(200);
+
+    await transport.terminateSession();
+    expect((await post(alice, { 'mcp-session-id': sessionId! }, listTools)).status).toBe(404);
+    const { rows } = await stack.services.pool.query('SELECT * FROM mcp_sessions');
+    expect(JSON.stringify(rows)).not.toContain(sessionId);
+    await client.close();
+  });
+});
+
+describe('URL elicitation for connect', () => {
+  it('a call that needs GitHub sends the portal link as elicitation/create, completes when consent ends, and answers the result', async () => {
+    const transport = transportFor(alice);
+    const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    const elicited: { url: string; elicitationId: string; mode: string }[] = [];
+    const completed: string[] = [];
+    let consent: Promise<unknown> | undefined;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { url: string; elicitationId: string; mode: string };
+      elicited.push(params);
+      // The human opens the link in their browser: Switchboard's portal, then GitHub's consent.
+      consent = (async () => {
+        const page = await signedInPage(browser, alice);
+        await page.goto(params.url);
+        await consentAs(page, auth, 'alice-gh');
+        await page.context().close();
+      })();
+      return { action: 'accept' };
+    });
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => {
+      completed.push(n.params.elicitationId);
+    });
+    await client.connect(transport);
+    try {
+      const answer = await client.callTool(
+        { name: 'execute_tools', arguments: { executions: [{ tool: 'github_get_authenticated_user' }] } },
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
+      await consent;
+      expect(elicited).toHaveLength(1);
+      expect(elicited[0].mode).toBe('url');
+      expect(elicited[0].url).toMatch(new RegExp(`^${stack.baseUrl}/connect/github\\?t=`));
+      expect(completed).toEqual([elicited[0].elicitationId]);
+      expect((answer.structuredContent as { results: unknown[] }).results).toEqual([
+        { result: expect.objectContaining({ login: 'alice-gh' }) },
+      ]);
+    } finally {
+      await client.close();
+    }
+  }, 150_000);
+
+  it('the elicited link is bound to the caller: another signed-in user who opens it connects nothing', async () => {
+    const transport = transportFor(mallory);
+    const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    let url = '';
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      url = (request.params as { url: string }).url;
+      return { action: 'accept' };
+    });
+    await client.connect(transport);
+    try {
+      const call = client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'github_list_repos' }] } }, undefined, {
+        timeout: 120_000,
+      });
+      await expect.poll(() => url, { timeout: 30_000 }).not.toBe('');
+      const page = await signedInPage(browser, alice);
+      await page.goto(url);
+      expect(await page.locator('h1').textContent()).toBe('Wrong account');
+      await page.context().close();
+      // Nobody finished it: after the bounded wait, the call answers what it would have anyway.
+      const answer = await call;
+      expect((answer.structuredContent as { results: { error: string }[] }).results[0].error).toBe('NOT_CONNECTED');
+    } finally {
+      await client.close();
+    }
+  }, 150_000);
+
+  it('a client that did not declare URL elicitation gets the NOT_CONNECTED answer at once, and no request', async () => {
+    const carol = await world.user({ tenantId: alice.user.tenantId });
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    let asked = 0;
+    await client.connect(transportFor(carol));
+    client.fallbackRequestHandler = async () => {
+      asked++;
+      return {};
+    };
+    try {
+      const answer = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'github_list_repos' }] } });
+      expect((answer.structuredContent as { results: { error: string }[] }).results[0].error).toBe('NOT_CONNECTED');
+      expect(asked).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
