@@ -103,6 +103,49 @@ describe('URL elicitation for connect', () => {
     }
   }, 150_000);
 
+  it('in a batch, only the entries that needed the connection run again; the others ran once and keep their answers', async () => {
+    const dora = await world.user({ tenantId: alice.user.tenantId });
+    const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    let consent: Promise<unknown> | undefined;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const { url } = request.params as { url: string };
+      consent = (async () => {
+        const page = await signedInPage(browser, dora);
+        await page.goto(url);
+        await consentAs(page, auth, 'dora-gh');
+        await page.context().close();
+      })();
+      return { action: 'accept' };
+    });
+    await client.connect(transportFor(dora));
+    try {
+      const answer = await client.callTool(
+        {
+          name: 'execute_tools',
+          arguments: {
+            executions: [
+              { tool: 'jots_create_note', args: { title: 'Before connecting', body: 'written once' } },
+              { tool: 'github_get_authenticated_user' },
+            ],
+            requestId: 'dora-batch-1',
+          },
+        },
+        undefined,
+        { timeout: 120_000 },
+      );
+      await consent;
+      const results = (answer.structuredContent as { results: { result?: { title?: string; login?: string } }[] }).results;
+      expect(results[0].result?.title).toBe('Before connecting');
+      expect(results[1].result?.login).toBe('dora-gh');
+      // The note was written once: the second run had only the GitHub entry.
+      const notes = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'jots_list_notes' }] } });
+      const listed = (notes.structuredContent as { results: { result: { notes: { title: string }[] } }[] }).results[0].result.notes;
+      expect(listed.filter((n) => n.title === 'Before connecting')).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  }, 150_000);
+
   it('the elicited link is bound to the caller: another signed-in user who opens it connects nothing', async () => {
     const transport = transportFor(mallory);
     const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
