@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ElicitResultSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import { MetaToolError } from '../core/errors.js';
+import { listUsableAccounts } from '../store/accounts.js';
+import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { ServiceContext } from './context.js';
 import { startConnection } from './meta/connect.js';
 
@@ -9,18 +12,45 @@ import { startConnection } from './meta/connect.js';
  * URL elicitation for connect (MCP 2025-11-25, "URL mode"): a tool call that finds the caller not
  * connected, from a client that declared `elicitation.url`, sends that client the same portal link
  * `connect` answers — bound to the caller, so only they can finish it — as `elicitation/create`
- * with `mode: "url"`, waits for the connection workflow, says `notifications/elicitation/complete`,
- * and lets the call run again. All on the call's own response stream: the client's answer to the
- * request is not needed (the consent happens in the browser), so no session state is.
+ * with `mode: "url"`, watches the attempt until it connects, says
+ * `notifications/elicitation/complete`, and lets the call run again. All on the call's own response
+ * stream: the client's answer to the request is not needed (the consent happens in the browser).
  */
 
 /** How long a call waits for the human without progress reports (a client's default request timeout is 60 s). */
 export const ELICITATION_WAIT_SEC = 45;
 /** …and with them (a client that resets its timeout on progress waits this long at most). */
 export const ELICITATION_WAIT_WITH_PROGRESS_SEC = 600;
+/** Calls of one user waiting on a human at once, per process; more answer as they would have (NOT_CONNECTED). */
+export const MAX_ELICITING_CALLS_PER_USER = 5;
 const HEARTBEAT_MS = 10_000;
+const POLL_MS = 1_000;
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Progress notifications of one request, whatever sends them: each value above the last (the spec's rule). */
+export class RequestProgress {
+  private last = 0;
+  constructor(
+    private readonly extra: Extra,
+    private readonly token: string | number,
+  ) {}
+
+  report(progress: number, total?: number, message?: string): void {
+    if (progress <= this.last) return;
+    this.last = progress;
+    void this.extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: this.token, progress, total, message } })
+      .catch(() => {});
+  }
+
+  /** One more step, for waits that have no count of their own. */
+  beat(message: string): void {
+    this.report(this.last + 1, undefined, message);
+  }
+}
+
+const eliciting = new Map<string, number>();
 
 /** The integrations a meta-tool's answer says the caller must connect (execute_tools and connections_execute bodies). */
 export function integrationsToConnect(tool: string, body: unknown): string[] {
@@ -39,64 +69,98 @@ export function integrationsToConnect(tool: string, body: unknown): string[] {
 }
 
 /**
- * Connects each integration through the client's browser, one after the other; answers those
- * that connected in time. An integration that cannot be connected by link (API keys, built-ins,
- * not configured) is skipped: the call's answer already says what to do.
+ * Connects each integration through the client's browser, one after the other; answers those the
+ * caller can use now. An integration the caller already has an active account for (a resent
+ * request, another tab) is not asked again; one that cannot be connected by link (API keys,
+ * built-ins, not configured, another source's) is skipped: the call's answer already says what to
+ * do. Stops when the client goes away (its request aborted): nothing runs for a caller who left.
  */
 export async function connectByElicitation(
   ctx: ServiceContext,
   caller: Caller,
   integrations: readonly string[],
   extra: Extra,
-  progressToken: string | number | undefined,
+  progress: RequestProgress | undefined,
 ): Promise<string[]> {
-  const connected: string[] = [];
-  for (const integration of integrations) {
-    let started: Awaited<ReturnType<typeof startConnection>>;
-    try {
-      started = await startConnection(ctx, caller, integration);
-    } catch (err) {
-      if (err instanceof MetaToolError) continue;
-      throw err;
-    }
-    const displayName = ctx.registry.get(integration)?.manifest.displayName ?? integration;
-    const elicitationId = started.connectionId;
-    // The answer (accept/decline) would arrive on another request; the wait below is what counts.
-    void extra
-      .sendRequest(
-        {
-          method: 'elicitation/create',
-          params: {
-            mode: 'url',
-            elicitationId,
-            url: started.url,
-            message: `Connect your ${displayName} account to continue: open the link, sign in to Switchboard and approve access.`,
+  const usable: string[] = [];
+  const waiting = eliciting.get(caller.userId) ?? 0;
+  if (waiting >= MAX_ELICITING_CALLS_PER_USER) return usable;
+  eliciting.set(caller.userId, waiting + 1);
+  try {
+    for (const integration of integrations) {
+      if (extra.signal.aborted) break;
+      if (await hasActiveAccount(ctx, caller, integration)) {
+        usable.push(integration);
+        continue;
+      }
+      if (!ctx.registry.get(integration)) continue;
+      let started: Awaited<ReturnType<typeof startConnection>>;
+      try {
+        started = await startConnection(ctx, caller, integration);
+      } catch (err) {
+        if (err instanceof MetaToolError) continue;
+        throw err;
+      }
+      const displayName = ctx.registry.get(integration)?.manifest.displayName ?? integration;
+      const elicitationId = started.connectionId;
+      const waitSec = progress ? ELICITATION_WAIT_WITH_PROGRESS_SEC : ELICITATION_WAIT_SEC;
+      // The client's answer (accept/decline) would arrive on another request; the attempt is what counts.
+      void extra
+        .sendRequest(
+          {
+            method: 'elicitation/create',
+            params: {
+              mode: 'url',
+              elicitationId,
+              url: started.url,
+              message: `Connect your ${displayName} account to continue: open the link, sign in to Switchboard and approve access.`,
+            },
           },
-        },
-        ElicitResultSchema,
-      )
-      .catch(() => {});
-    const waitSec = progressToken === undefined ? ELICITATION_WAIT_SEC : ELICITATION_WAIT_WITH_PROGRESS_SEC;
-    let beats = 0;
-    const heartbeat =
-      progressToken === undefined
-        ? undefined
-        : setInterval(() => {
-            void extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, progress: ++beats, message: `waiting for ${displayName} to be connected` },
-              })
-              .catch(() => {});
-          }, HEARTBEAT_MS);
-    try {
-      const status = await ctx.waiter.wait(started.connectionId, waitSec);
-      if (status !== 'CONNECTED') break;
-    } finally {
-      if (heartbeat) clearInterval(heartbeat);
+          ElicitResultSchema,
+          { timeout: (waitSec + 30) * 1000, signal: extra.signal },
+        )
+        .catch(() => {});
+      if (!(await connectedWithin(ctx, caller, started.connectionId, waitSec, extra.signal, progress, displayName))) break;
+      await extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } }).catch(() => {});
+      usable.push(integration);
     }
-    await extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } }).catch(() => {});
-    connected.push(integration);
+  } finally {
+    const left = (eliciting.get(caller.userId) ?? 1) - 1;
+    if (left > 0) eliciting.set(caller.userId, left);
+    else eliciting.delete(caller.userId);
   }
-  return connected;
+  return extra.signal.aborted ? [] : usable;
+}
+
+async function hasActiveAccount(ctx: ServiceContext, caller: Caller, integration: string): Promise<boolean> {
+  const accounts = await listUsableAccounts(ctx.pool, caller, integration);
+  return accounts.some((a) => a.status === 'active' && a.hasCredential);
+}
+
+/**
+ * Watches the attempt (one indexed read a second) without ending it: a human who finishes after
+ * this call gave up still connects, for the attempt's own lifetime (CONNECTION_TTL_SEC).
+ */
+async function connectedWithin(
+  ctx: ServiceContext,
+  caller: Caller,
+  attemptId: string,
+  waitSec: number,
+  signal: AbortSignal,
+  progress: RequestProgress | undefined,
+  displayName: string,
+): Promise<boolean> {
+  const until = Date.now() + waitSec * 1000;
+  let nextBeat = Date.now() + HEARTBEAT_MS;
+  while (Date.now() < until && !signal.aborted) {
+    const attempt = await getAttemptForCaller(ctx.pool, caller, attemptId);
+    if (attempt?.status === 'CONNECTED') return true;
+    if (attempt?.status !== 'PENDING') return false;
+    if (progress && Date.now() >= nextBeat) {
+      progress.beat(`waiting for ${displayName} to be connected`);
+      nextBeat += HEARTBEAT_MS;
+    }
+    await sleep(POLL_MS, undefined, { signal }).catch(() => {});
+  }
+  return false;
 }

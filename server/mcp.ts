@@ -1,3 +1,4 @@
+import { createHash, randomInt } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
@@ -8,7 +9,7 @@ import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import { closeMcpSession, findMcpSession, type McpSession, openMcpSession } from '../store/mcp-sessions.js';
 import type { ServiceContext } from './context.js';
-import { connectByElicitation, integrationsToConnect } from './mcp-connect-elicitation.js';
+import { connectByElicitation, integrationsToConnect, RequestProgress } from './mcp-connect-elicitation.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
@@ -24,6 +25,9 @@ class SessionServer extends Server {
     ...args: ConstructorParameters<typeof Server>
   ) {
     super(...args);
+    // Each request gets a Server of its own, whose request ids would all start at 0: a session's
+    // server-to-client requests (elicitation/create) must not reuse ids, so this one starts anywhere.
+    (this as unknown as { _requestMessageId: number })._requestMessageId = randomInt(2 ** 40);
   }
 
   protected override assertNotificationCapability(method: ServerNotification['method']): void {
@@ -50,25 +54,26 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     const tool = byName.get(request.params.name);
     if (!tool) return toolResult({ error: `No tool named ${request.params.name}` }, true);
     const progressToken = request.params._meta?.progressToken;
-    // Sent on this request's own response stream (stateless: no session needed), as calls finish.
-    const progress =
-      progressToken === undefined
-        ? undefined
-        : (done: number, total: number) =>
-            void extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, progress: done, total, message: `${done} of ${total} calls finished` },
-              })
-              .catch(() => {});
+    // Sent on this request's own response stream (stateless: no session needed), always increasing.
+    const reporter = progressToken === undefined ? undefined : new RequestProgress(extra, progressToken);
+    const progress = reporter && ((done: number, total: number) => reporter.report(done, total, `${done} of ${total} calls finished`));
     try {
       const args = request.params.arguments ?? {};
       const body = await runMetaTool(tool, ctx, caller, args, { progress });
       const missing = declaresUrlElicitation(session) ? integrationsToConnect(tool.name, body) : [];
       if (!missing.length) return toolResult(body, false);
       // The client can show a URL: connect through it, then run what needed the connection again.
-      const connected = await connectByElicitation(ctx, caller, missing, extra, progressToken);
-      return toolResult(connected.length ? await runAgain(ctx, caller, tool, args, body, connected) : body, false);
+      // Whatever goes wrong from here, the first answer stands: its calls ran, and must not look as if they had not.
+      try {
+        const connected = await connectByElicitation(ctx, caller, missing, extra, reporter);
+        return toolResult(connected.length ? await runAgain(ctx, caller, tool, args, body, connected) : body, false);
+      } catch (err) {
+        ctx.logger.warn(
+          { tool: tool.name, err: (err as Error).message },
+          'connecting through URL elicitation failed; the first answer stands',
+        );
+        return toolResult(body, false);
+      }
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return toolResult(err.body, true);
@@ -96,7 +101,7 @@ async function runAgain(
     runMetaTool(tool, ctx, caller, {
       ...args,
       ...more,
-      ...(typeof args.requestId === 'string' && { requestId: `${args.requestId.slice(0, 180)}#after-connect` }),
+      ...(typeof args.requestId === 'string' && { requestId: afterConnectRequestId(args.requestId) }),
     });
   if (tool.name !== 'execute_tools') return again({});
   const results = [...((first as { results: unknown[] }).results ?? [])];
@@ -110,6 +115,12 @@ async function runAgain(
   });
   return { ...(first as object), results };
 }
+
+/**
+ * The request id of the run after connecting: derived from the caller's (so resending it collects
+ * that run instead of starting another), in a namespace no caller's own id can collide with.
+ */
+const afterConnectRequestId = (requestId: string) => `after-connect:${createHash('sha256').update(requestId).digest('base64url')}`;
 
 function toolResult(body: unknown, isError: boolean) {
   return {
@@ -131,14 +142,10 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
     const caller = req.caller!;
     const sessionId = req.get('mcp-session-id');
     let session: McpSession | undefined;
-    if (isInitialize(req.body)) {
+    const initialize = initializeParams(req.body);
+    if (initialize) {
       // A 2025-revision client: remember what it can do, under an id any process can look up.
-      const params = (req.body as { params?: { protocolVersion?: unknown; capabilities?: unknown } }).params ?? {};
-      const id = await openMcpSession(ctx.pool, caller, {
-        protocolVersion: String(params.protocolVersion ?? ''),
-        capabilities: params.capabilities,
-      });
-      res.setHeader('mcp-session-id', id);
+      res.setHeader('mcp-session-id', await openMcpSession(ctx.pool, caller, initialize));
     } else if (sessionId) {
       session = await findMcpSession(ctx.pool, sessionId, caller);
       // Unknown, expired or another user's: the same answer, and the client initializes again (spec).
@@ -159,7 +166,7 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
   // DELETE with a session id ends that session (the caller's own only).
   const endSession = async (req: Request, res: Response) => {
     const sessionId = req.get('mcp-session-id');
-    if (!sessionId) return notAllowed(req, res);
+    if (!sessionId) return res.status(400).json({ error: 'DELETE ends a session: send its Mcp-Session-Id' });
     res.status((await closeMcpSession(ctx.pool, sessionId, req.caller!)) ? 200 : 404).end();
   };
   for (const [path, tools] of [
@@ -173,6 +180,12 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
   return router;
 }
 
-/** A POST whose body is the `initialize` request (a single message, as the spec requires for it). */
-const isInitialize = (body: unknown): boolean =>
-  !!body && typeof body === 'object' && !Array.isArray(body) && (body as { method?: unknown }).method === 'initialize';
+/** The params of a well-formed `initialize` request (a single message, as the spec requires for it), else undefined. */
+function initializeParams(body: unknown): { protocolVersion: string; capabilities: Record<string, unknown> } | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { protocolVersion?: unknown; capabilities?: unknown } };
+  if (method !== 'initialize' || typeof params?.protocolVersion !== 'string') return undefined;
+  const { capabilities } = params;
+  if (!capabilities || typeof capabilities !== 'object' || Array.isArray(capabilities)) return undefined;
+  return { protocolVersion: params.protocolVersion, capabilities: capabilities as Record<string, unknown> };
+}

@@ -24,11 +24,19 @@ export async function openMcpSession(
 ): Promise<string> {
   const id = randomBytes(24).toString('base64url');
   const json = JSON.stringify(declared.capabilities ?? {});
-  const capabilities = Buffer.byteLength(json) <= MAX_CAPABILITIES_BYTES && json.startsWith('{') ? json : '{}';
+  // jsonb refuses NUL characters; a declaration that big or that odd counts as none.
+  const capabilities = Buffer.byteLength(json) <= MAX_CAPABILITIES_BYTES && json.startsWith('{') && !json.includes('\\u0000') ? json : '{}';
   await db.query(
     `INSERT INTO mcp_sessions (id_hash, tenant_id, user_id, protocol_version, client_capabilities, expires_at)
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-    [hashOf(id), owner.tenantId, owner.userId, String(declared.protocolVersion).slice(0, 40), capabilities, MCP_SESSION_IDLE_SEC],
+    [
+      hashOf(id),
+      owner.tenantId,
+      owner.userId,
+      declared.protocolVersion.replace(/\0/g, '').slice(0, 40),
+      capabilities,
+      MCP_SESSION_IDLE_SEC,
+    ],
   );
   // Bounded per user: the oldest beyond the limit (and any expired ones) end here.
   await db.query(

@@ -107,8 +107,10 @@ describe('URL elicitation for connect', () => {
     const dora = await world.user({ tenantId: alice.user.tenantId });
     const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
     let consent: Promise<unknown> | undefined;
+    let asked = 0;
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const { url } = request.params as { url: string };
+      asked++;
       consent = (async () => {
         const page = await signedInPage(browser, dora);
         await page.goto(url);
@@ -119,20 +121,17 @@ describe('URL elicitation for connect', () => {
     });
     await client.connect(transportFor(dora));
     try {
-      const answer = await client.callTool(
-        {
-          name: 'execute_tools',
-          arguments: {
-            executions: [
-              { tool: 'jots_create_note', args: { title: 'Before connecting', body: 'written once' } },
-              { tool: 'github_get_authenticated_user' },
-            ],
-            requestId: 'dora-batch-1',
-          },
+      const request = {
+        name: 'execute_tools',
+        arguments: {
+          executions: [
+            { tool: 'jots_create_note', args: { title: 'Before connecting', body: 'written once' } },
+            { tool: 'github_get_authenticated_user' },
+          ],
+          requestId: 'dora-batch-1',
         },
-        undefined,
-        { timeout: 120_000 },
-      );
+      };
+      const answer = await client.callTool(request, undefined, { timeout: 120_000 });
       await consent;
       const results = (answer.structuredContent as { results: { result?: { title?: string; login?: string } }[] }).results;
       expect(results[0].result?.title).toBe('Before connecting');
@@ -141,6 +140,15 @@ describe('URL elicitation for connect', () => {
       const notes = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'jots_list_notes' }] } });
       const listed = (notes.structuredContent as { results: { result: { notes: { title: string }[] } }[] }).results[0].result.notes;
       expect(listed.filter((n) => n.title === 'Before connecting')).toHaveLength(1);
+
+      // The client resends the same requestId (it timed out, say): the recorded answers, the GitHub
+      // entry's from the run after connecting; nobody is asked to connect again, nothing runs twice.
+      const resent = await client.callTool(request, undefined, { timeout: 60_000 });
+      expect(asked).toBe(1);
+      expect((resent.structuredContent as { results: unknown[] }).results).toEqual(results);
+      const again = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'jots_list_notes' }] } });
+      const after = (again.structuredContent as { results: { result: { notes: { title: string }[] } }[] }).results[0].result.notes;
+      expect(after.filter((n) => n.title === 'Before connecting')).toHaveLength(1);
     } finally {
       await client.close();
     }
