@@ -1,6 +1,9 @@
 import { Context } from '@temporalio/activity';
+import { requestApproval } from '../approvals/prepare.js';
 import { chooseAccount } from '../core/account-choice.js';
+import { needsApproval } from '../core/approval-policy.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
@@ -45,6 +48,16 @@ export interface ExecuteToolInput {
    * again when the workflow task that ran it is lost; a normal activity with one attempt needs none.
    */
   claimFirst?: boolean;
+  /**
+   * An agent's workflow asks: when the call needs approval, the approval workflow signals this
+   * workflow once it is settled (switchboard/workflow waits on that signal).
+   */
+  notifyApproval?: boolean;
+}
+
+/** How a call runs: `approved` when an approval workflow runs a call a person approved (no second gate). */
+interface RunOptions {
+  approved?: boolean;
 }
 
 interface CallAudit {
@@ -61,7 +74,13 @@ const REFRESH_AND_RETRY = Symbol('refresh-and-retry');
  * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
  * audit row. Failures are returned as outcomes, never thrown.
  */
-export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices'>) {
+type ExecuteDeps = Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices' | 'temporal'>;
+
+/**
+ * The execute activity and the approval workflow's run of an approved call share one runner, so
+ * an approved call goes through the same policy, claim, deadline and audit as any other.
+ */
+export function createToolCallRunner(deps: ExecuteDeps) {
   const slots = new AccountSlots(deps.pool, deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY, (err) =>
     deps.logger.warn({ err: err.message }, 'could not renew account slots'),
   );
@@ -69,7 +88,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     tokenRefreshes.inc({ provider, outcome }),
   );
 
-  async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<CallOutcome> {
+  async function run(input: Required<ExecuteToolInput>, audit: CallAudit, options: RunOptions): Promise<CallOutcome> {
     const { call } = input;
     const listed = deps.registry.dynamicProviderOf(call.tool);
     let entry = listed ? undefined : deps.registry.toolByQualifiedName(call.tool);
@@ -95,6 +114,24 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       });
     };
 
+    /**
+     * A call that needs a person's approval stops here, before it reaches the service: it is
+     * recorded and its approval workflow started (approvals/prepare.ts); the answer is approval_required.
+     */
+    const gate = (found: ToolEntry, account?: Account): Promise<ToolOutcome> | undefined => {
+      if (options.approved || !needsApproval(settings, found.tool)) return undefined;
+      return requestApproval(deps, {
+        tenantId: input.tenantId,
+        userId: input.userId,
+        call: input.call,
+        settings,
+        schema: inputJsonSchema(found.tool),
+        account: account && { id: account.id, label: account.label },
+        timeoutMs: input.timeoutMs,
+        notifyWorkflowId: input.notifyApproval ? activityContext()?.info.workflowExecution?.workflowId : undefined,
+      });
+    };
+
     if (provider.manifest.auth === 'none') {
       if (listed) {
         const found = await listedTool(listed, input, { type: 'none' });
@@ -102,7 +139,8 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         entry = found;
       }
       const parsed = parse(entry!);
-      return 'valid' in parsed ? invoke(entry!, input, parsed.data) : parsed;
+      if (!('valid' in parsed)) return parsed;
+      return (await gate(entry!)) ?? invoke(entry!, input, parsed.data);
     }
     let args: unknown;
     if (entry) {
@@ -128,6 +166,9 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     if (account.status === 'needs_reauth' || !account.hasCredential) return needsReauth(integration, account);
     const missing = (entry?.tool.scopes ?? []).filter((s) => !account.grantedScopes.includes(s));
     if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
+    // A declared tool is gated before its credential is even loaded; a listed one once it is known.
+    const gated = entry && (await gate(entry, account));
+    if (gated) return gated;
 
     try {
       let loaded = await credentials.load(account);
@@ -146,6 +187,8 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         const parsed = parse(entry);
         if (!('valid' in parsed)) return parsed;
         args = parsed.data;
+        const gatedListed = await gate(entry, account);
+        if (gatedListed) return gatedListed;
       }
       return await invoke(entry!, input, args, { loaded, account });
     } catch (err) {
@@ -324,9 +367,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
   }
 
   return {
-    async executeToolCall(request: ExecuteToolInput): Promise<CallOutcome> {
+    async executeToolCall(request: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
       const input = {
         claimFirst: false,
+        notifyApproval: false,
         ...request,
         timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
         maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
@@ -339,7 +383,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       const heartbeat = activityContext()?.info.isLocal === false && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {
         const claimed = !input.claimFirst || (await claimToolCall(deps.pool, auditIdentity(input)));
-        outcome = claimed ? await run(input, audit) : outcomeUnknown(input.call.tool);
+        outcome = claimed ? await run(input, audit, options) : outcomeUnknown(input.call.tool);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
@@ -412,6 +456,16 @@ function redactResult(result: unknown, secrets: string[]): unknown {
       secrets.map((s) => JSON.stringify(s).slice(1, -1)),
     ),
   );
+}
+
+export type ToolCallRunner = ReturnType<typeof createToolCallRunner>;
+
+/** The execute activities as Temporal registers them (a workflow's call can never claim to be approved). */
+export function createExecuteActivities(deps: ExecuteDeps, runner: ToolCallRunner = createToolCallRunner(deps)) {
+  return {
+    executeToolCall: (request: ExecuteToolInput): Promise<CallOutcome> => runner.executeToolCall(request),
+    recordLostToolCall: runner.recordLostToolCall,
+  };
 }
 
 export type ExecuteActivities = ReturnType<typeof createExecuteActivities>;

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { ServiceContext } from '../context.js';
 import { accountsRouter } from './accounts-page.js';
+import { approvalsRouter } from './approvals-page.js';
 import { connectActionRouter } from './connect-action.js';
 import { homeRouter } from './home-page.js';
 import { integrationPageRouter } from './integration-page.js';
@@ -16,5 +17,6 @@ export function portalRouter(ctx: ServiceContext): Router {
     connectActionRouter(ctx),
     integrationPageRouter(ctx),
     accountsRouter(ctx),
+    approvalsRouter(ctx),
   );
 }
