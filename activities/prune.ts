@@ -31,6 +31,7 @@ export function createPruneActivities(deps: Pick<ActivityDeps, 'pool' | 'logger'
         login_tokens: new Date(now - input.retentionDays * DAY_MS),
         tool_batch_requests: new Date(now - Math.max(input.idempotencyDays, input.retentionDays) * DAY_MS),
         stored_results: new Date(now),
+        approvals: new Date(now - input.retentionDays * DAY_MS),
         call_budgets: new Date(now - BUDGET_WINDOW_KEEP_MS),
       };
       const deleted = {} as Record<PrunableTable, number>;

@@ -20,6 +20,15 @@ export const PRUNABLE = {
   tool_batch_requests: { table: 'tool_batch_requests', key: 'batch_id', where: 'created_at < $1' },
   /** Tool results kept outside Temporal's history, once past their expiry (RESULT_RETENTION_DAYS). */
   stored_results: { table: 'stored_results', key: 'id', where: 'expires_at < $1' },
+  /**
+   * Approvals, once settled (decided and run, denied, expired, cancelled) or long past their expiry:
+   * the decision's audit row stays in audit_log for as long as audit rows do.
+   */
+  approvals: {
+    table: 'approvals',
+    key: 'id',
+    where: `created_at < $1 AND (status IN ('DONE', 'DENIED', 'EXPIRED', 'CANCELLED') OR expires_at < $1)`,
+  },
   /** Rate-limit windows (only the current minute is ever read). */
   call_budgets: { table: 'call_budgets', key: 'ctid', where: 'window_start < $1' },
 } as const;
