@@ -102,27 +102,31 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<{ 
     status = await CancellationScope.nonCancellable(() => db.closeUndecidedApproval({ approvalId: input.approvalId, status: 'CANCELLED' }));
   }
 
-  if (current() === 'APPROVED') {
-    status = 'RUNNING';
-    try {
-      status = (await once.runApprovedCall({ approvalId: input.approvalId })).status;
-    } catch (err) {
-      // The activity never reported (its worker was lost, or its time ran out): the call may or
-      // may not have reached the service, so it is recorded as unknown and never run again.
-      const cause = err instanceof ActivityFailure ? err.cause : undefined;
-      const timedOut = cause instanceof TimeoutFailure;
-      status = (await db.recordLostApprovedCall({ approvalId: input.approvalId, timedOut })).status;
+  // What follows finishes even when the approval was cancelled: a call approved before the
+  // cancellation still runs once and is recorded, and the outcome is always set.
+  await CancellationScope.nonCancellable(async () => {
+    if (current() === 'APPROVED') {
+      status = 'RUNNING';
+      try {
+        status = (await once.runApprovedCall({ approvalId: input.approvalId })).status;
+      } catch (err) {
+        // The activity never reported (its worker was lost, or its time ran out): the call may or
+        // may not have reached the service, so it is recorded as unknown and never run again.
+        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        const timedOut = cause instanceof TimeoutFailure;
+        status = (await db.recordLostApprovedCall({ approvalId: input.approvalId, timedOut })).status;
+      }
     }
-  }
 
-  upsertSearchAttributes([{ key: SA.outcome, value: outcomeValue(current()) }]);
-  if (input.notifyWorkflowId) {
-    await getExternalWorkflowHandle(input.notifyWorkflowId)
-      .signal(approvalSettledSignal, { approvalId: input.approvalId, status: current() })
-      // The asking workflow may have ended meanwhile; nothing waits for this signal then.
-      .catch(() => undefined);
-  }
-  await condition(allHandlersFinished);
+    upsertSearchAttributes([{ key: SA.outcome, value: outcomeValue(current()) }]);
+    if (input.notifyWorkflowId) {
+      await getExternalWorkflowHandle(input.notifyWorkflowId)
+        .signal(approvalSettledSignal, { approvalId: input.approvalId, status: current() })
+        // The asking workflow may have ended meanwhile; nothing waits for this signal then.
+        .catch(() => undefined);
+    }
+    await condition(allHandlersFinished);
+  });
   return { status };
 }
 

@@ -246,6 +246,18 @@ describe('decisions', () => {
     expect(description.searchAttributes.SwitchboardOutcome).toEqual(['EXPIRED']);
   });
 
+  it('cancelled (an operator cancels its workflow): the call never runs; waiters hear EXPIRED', async () => {
+    const { id, approvalId } = await gatedDelete(alice);
+    const handle = stack.services.temporal.workflow.getHandle(approvalWorkflowId(approvalId));
+    await handle.cancel();
+    expect(await handle.result()).toEqual({ status: 'CANCELLED' });
+    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'EXPIRED' });
+    expect((await (await portalSession(alice)).decide(approvalId, 'approve')).headers.get('location')).toContain('done=already');
+    expect((await getApproval(pool, approvalId))?.status).toBe('CANCELLED');
+    expect((await execute(alice, 'jots__get_note', { id })).ok).toBe(true);
+    expect((await handle.describe()).searchAttributes.SwitchboardOutcome).toEqual(['CANCELLED']);
+  });
+
   it('two approvers racing: exactly one decision, exactly one call', async () => {
     const answer = await execute(alice, 'up__wipe', {});
     expect(answer.error.code).toBe('approval_required');
