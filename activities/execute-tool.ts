@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { requestApproval } from '../approvals/prepare.js';
+import { approvalOfRerun, requestApproval } from '../approvals/prepare.js';
 import { chooseAccount } from '../core/account-choice.js';
 import { needsApproval } from '../core/approval-policy.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
@@ -121,6 +121,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     const gate = (found: ToolEntry, account?: Account): Promise<ToolOutcome> | undefined => {
       if (options.approved || !needsApproval(settings, found.tool)) return undefined;
       return requestApproval(deps, {
+        callKey: input.callKey,
         tenantId: input.tenantId,
         userId: input.userId,
         call: input.call,
@@ -128,7 +129,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         schema: inputJsonSchema(found.tool),
         account: account && { id: account.id, label: account.label },
         timeoutMs: input.timeoutMs,
-        notifyWorkflowId: input.notifyApproval ? activityContext()?.info.workflowExecution?.workflowId : undefined,
+        notifyWorkflowId: notifyWorkflowId(input),
       });
     };
 
@@ -383,7 +384,11 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       const heartbeat = activityContext()?.info.isLocal === false && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {
         const claimed = !input.claimFirst || (await claimToolCall(deps.pool, auditIdentity(input)));
-        outcome = claimed ? await run(input, audit, options) : outcomeUnknown(input.call.tool);
+        // A re-run of a call whose first run asked for approval answers that approval again: nothing ran.
+        const rerun =
+          !claimed &&
+          (await approvalOfRerun(deps, input.callKey, { timeoutMs: input.timeoutMs, notifyWorkflowId: notifyWorkflowId(input) }));
+        outcome = claimed ? await run(input, audit, options) : rerun || outcomeUnknown(input.call.tool);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
@@ -433,6 +438,10 @@ const auditIdentity = (input: ExecuteToolInput): ToolCallClaim => ({
 /** The secret strings of a tool credential, for redaction. */
 const toolSecrets = (credential: Credential): string[] =>
   credential.type === 'apikey' ? Object.values(credential.fields) : credential.type === 'oauth2' ? [credential.accessToken] : [];
+
+/** The agent workflow a gated call's approval signals once settled (switchboard/workflow asks for it). */
+const notifyWorkflowId = (input: Required<ExecuteToolInput>): string | undefined =>
+  input.notifyApproval ? activityContext()?.info.workflowExecution?.workflowId : undefined;
 
 /** The activity's context, or undefined when the function runs outside an activity (tests, tools). */
 function activityContext(): Context | undefined {

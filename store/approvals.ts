@@ -44,10 +44,15 @@ const outcomeAad = (a: Pick<Approval, 'id' | 'tenantId' | 'requesterUserId'>) =>
 /** The longest reason a decision keeps. */
 export const APPROVAL_REASON_MAX_CHARS = 500;
 
+/**
+ * Records a gated call, once per call key: a re-run of the same call (a local activity run again
+ * after its workflow task was lost) gets the approval recorded the first time (`created: false`).
+ */
 export async function createApproval(
   db: Queryable,
   keyring: Keyring,
   input: {
+    callKey: string;
     tenantId: string;
     requesterUserId: string;
     call: ToolCallRequest;
@@ -56,14 +61,33 @@ export async function createApproval(
     summary: ApprovalSummary;
     ttlSec: number;
   },
-): Promise<Approval> {
+): Promise<{ approval: Approval; created: boolean }> {
   const id = newApprovalId();
   const sealed = keyring.encrypt(JSON.stringify(input.call), callAad({ id, ...input }));
   const { rows } = await db.query(
-    `INSERT INTO approvals (id, tenant_id, requester_user_id, tool, account_id, account_label, sealed_call, summary, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9)) RETURNING ${COLUMNS}`,
-    [id, input.tenantId, input.requesterUserId, input.call.tool, input.accountId, input.accountLabel, sealed, input.summary, input.ttlSec],
+    `INSERT INTO approvals (id, call_key, tenant_id, requester_user_id, tool, account_id, account_label, sealed_call, summary, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+     ON CONFLICT (call_key) DO NOTHING RETURNING ${COLUMNS}`,
+    [
+      id,
+      input.callKey,
+      input.tenantId,
+      input.requesterUserId,
+      input.call.tool,
+      input.accountId,
+      input.accountLabel,
+      sealed,
+      input.summary,
+      input.ttlSec,
+    ],
   );
+  if (rows[0]) return { approval: rows[0], created: true };
+  return { approval: (await getApprovalByCallKey(db, input.callKey))!, created: false };
+}
+
+/** The approval a call key's gated call recorded, if any. */
+export async function getApprovalByCallKey(db: Queryable, callKey: string): Promise<Approval | undefined> {
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM approvals WHERE call_key = $1`, [callKey]);
   return rows[0];
 }
 

@@ -7,6 +7,8 @@
 -- reference inside it) is sealed too.
 CREATE TABLE approvals (
   id                 text PRIMARY KEY,
+  -- The gated call's key (its batch or agent workflow and index): a re-run of the same call finds this approval.
+  call_key           text NOT NULL UNIQUE,
   tenant_id          text NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
   requester_user_id  text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   tool               text NOT NULL,

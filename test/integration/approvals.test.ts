@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { createExecuteActivities } from '../../activities/execute-tool.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
@@ -323,6 +324,27 @@ describe('who may approve', () => {
     expect(list).toContain('role lead'); // the tenant's approval settings, shown
     expect((await leader.decide(approvalId, 'approve')).headers.get('location')).toContain('done=approved');
     expect((await waitFor(frank, approvalId)).body).toEqual({ status: 'APPROVED', result: { result: { deleted: true, id } } });
+  });
+});
+
+describe('exactly once', () => {
+  it('a gated call re-run under its call key (its workflow task was lost) answers the same approval, never a second one', async () => {
+    const id = await newNote(alice);
+    const activities = createExecuteActivities(stack.services);
+    const input = {
+      callKey: `tool-batch-lost-gated-${id}#0`,
+      tenantId: alice.user.tenantId,
+      userId: alice.user.id,
+      call: { tool: 'jots__delete_note', args: { id } },
+      claimFirst: true,
+    };
+    const first = await activities.executeToolCall(input);
+    const again = await activities.executeToolCall(input);
+    expect(first).toMatchObject({ ok: false, error: { code: 'approval_required', approvalId: expect.stringMatching(/^apr_/) } });
+    expect(again).toEqual(first);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM approvals WHERE call_key = $1`, [input.callKey]);
+    expect(rows[0].n).toBe(1);
+    expect((await execute(alice, 'jots__get_note', { id })).ok).toBe(true);
   });
 });
 
