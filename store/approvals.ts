@@ -4,7 +4,7 @@ import type { ApprovalStatus } from '../core/approvals.js';
 import type { CallerOwner } from '../core/caller.js';
 import type { ToolCallRequest } from '../core/execution.js';
 import type { CallOutcome } from '../core/stored-results.js';
-import type { Keyring } from './keyring.js';
+import { Keyring } from './keyring.js';
 import { inTransaction, type Queryable } from './queryable.js';
 
 /**
@@ -198,4 +198,24 @@ export async function finishApproval(db: Queryable, keyring: Keyring, approval: 
     `UPDATE approvals SET status = 'DONE', sealed_outcome = $2, outcome_code = $3, finished_at = now() WHERE id = $1 AND status = 'RUNNING'`,
     [approval.id, sealed, outcome.ok ? 'ok' : outcome.error.code],
   );
+}
+
+/** Re-seals every approval's call and outcome under the active key (`keys reseal`); returns how many rows moved. */
+export async function resealApprovals(db: Queryable, keyring: Keyring): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT id, tenant_id AS "tenantId", requester_user_id AS "requesterUserId", sealed_call, sealed_outcome FROM approvals`,
+  );
+  const stale = (sealed: string | null) => sealed !== null && Keyring.keyIdOf(sealed) !== keyring.activeKeyId;
+  let moved = 0;
+  for (const row of rows) {
+    if (!stale(row.sealed_call) && !stale(row.sealed_outcome)) continue;
+    const reseal = (sealed: string | null, aad: string) => (sealed === null ? null : keyring.encrypt(keyring.decrypt(sealed, aad), aad));
+    const { rowCount } = await db.query(
+      `UPDATE approvals SET sealed_call = $4, sealed_outcome = $5
+       WHERE id = $1 AND sealed_call = $2 AND sealed_outcome IS NOT DISTINCT FROM $3`,
+      [row.id, row.sealed_call, row.sealed_outcome, reseal(row.sealed_call, callAad(row)), reseal(row.sealed_outcome, outcomeAad(row))],
+    );
+    moved += rowCount ?? 0;
+  }
+  return moved;
 }

@@ -1,6 +1,7 @@
 // API keys and the encryption keyring.
 import { resealCredentials } from '../../store/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
+import { resealApprovals } from '../../store/approvals.js';
 import { resealClientRegistrations } from '../../store/mcp-client-registrations.js';
 import { type Command, need, oneOptionCommand, requireUser, tenantCommand, UsageError } from './cli.js';
 
@@ -27,13 +28,14 @@ export const keyCommands: Command[] = [
   {
     name: 'reseal',
     synopsis: '',
-    summary: 'Re-encrypt stored credentials (and upstream client registrations) under the active key',
+    summary: 'Re-encrypt stored credentials (and upstream client registrations, approvals) under the active key',
     details: 'The active key is ENCRYPTION_ACTIVE_KEY_ID (default: the first of ENCRYPTION_KEYS).',
     async run(_, __, ctx) {
       const keyring = ctx.keyring();
       const db = await ctx.db();
       ctx.out(`re-sealed ${await resealCredentials(db, keyring)} credentials under key ${keyring.activeKeyId}`);
       ctx.out(`re-sealed ${await resealClientRegistrations(db, keyring)} upstream client registrations under key ${keyring.activeKeyId}`);
+      ctx.out(`re-sealed ${await resealApprovals(db, keyring)} approvals under key ${keyring.activeKeyId}`);
     },
   },
   {

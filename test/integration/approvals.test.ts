@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
@@ -7,7 +8,8 @@ import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
 import { csrfToken } from '../../server/portal/csrf.js';
-import { getApproval } from '../../store/approvals.js';
+import { getApproval, openApprovedCall, resealApprovals } from '../../store/approvals.js';
+import { Keyring } from '../../store/keyring.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { startAgentWorker } from '../support/agent-worker.js';
 import { signedInPage } from '../support/consent.js';
@@ -404,6 +406,22 @@ describe('secrets', () => {
     } finally {
       await setSettings(alice, {});
     }
+  });
+});
+
+describe('keys', () => {
+  it('`keys reseal` moves an approval (its sealed call and outcome) to the new key; it still opens', async () => {
+    const { id, approvalId } = await gatedDelete(alice);
+    const keys = new Map([...stack.services.config.ENCRYPTION_KEYS!, ['approvals2', randomBytes(32)]]);
+    const rotated = new Keyring(keys, 'approvals2');
+    expect(await resealApprovals(pool, rotated)).toBeGreaterThanOrEqual(1);
+    expect(await resealApprovals(pool, rotated)).toBe(0);
+    const approval = (await getApproval(pool, approvalId))!;
+    expect(await openApprovedCall(pool, rotated, approval)).toEqual({ tool: 'jots__delete_note', args: { id } });
+    // Back to the stack's own key, so the worker (which holds only it) still opens it.
+    expect(await resealApprovals(pool, new Keyring(keys, stack.services.keyring.activeKeyId))).toBeGreaterThanOrEqual(1);
+    await (await portalSession(alice)).decide(approvalId, 'approve');
+    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'APPROVED', result: { result: { deleted: true, id } } });
   });
 });
 
