@@ -51,7 +51,9 @@ export async function requestApproval(
     callKey: input.callKey,
     tenantId: input.tenantId,
     requesterUserId: input.userId,
-    call: input.call,
+    // The account is pinned: the approved call runs on the account the person saw, even if the
+    // default account changes meanwhile.
+    call: input.account ? { ...input.call, account: input.account.id } : input.call,
     accountId: input.account?.id ?? null,
     accountLabel: input.account?.label ?? null,
     summary: approvalSummary(input.call.tool, input.account?.label ?? null, input.call.args ?? {}, input.schema),
