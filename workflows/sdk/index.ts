@@ -114,7 +114,11 @@ export interface ExecuteOptions {
 }
 
 export interface ExecuteWithConnectOptions extends ExecuteOptions {
-  /** Name of one of your activities, called with a ConnectUrlNotice. */
+  /**
+   * Name of one of your activities, called with a ConnectUrlNotice — and with an ApprovalUrlNotice
+   * (`reason: 'approval_required'`) when the call needs a person's approval, unless onApprovalUrl
+   * names another activity.
+   */
   onConnectUrl: string;
   /** Task queue of that activity; default your workflow's own. */
   onConnectUrlTaskQueue?: string;
