@@ -13,8 +13,9 @@ import { Keyring } from '../../store/keyring.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { startAgentWorker } from '../support/agent-worker.js';
 import { signedInPage } from '../support/consent.js';
+import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
 import { spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
-import { historyText, rawHistoriesOf } from '../support/history-text.js';
+import { historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
 
 // Approvals end to end on real parts: the gate in the execute activity, the approval-<id>
@@ -52,6 +53,8 @@ const upstream = await startTestUpstream({
 
 const world = await startWorld({
   env: {
+    // A fixed, test-only key, so the approval histories recorded here can be kept as replay fixtures.
+    ENCRYPTION_KEYS: FIXTURE_KEYRING_ENV,
     UPSTREAM_MCP_ALLOWED_HOSTS: '127.0.0.1',
     UPSTREAM_MCP_SERVERS: JSON.stringify([{ name: 'up', displayName: 'Up', url: upstream.url }]),
   },
@@ -558,5 +561,19 @@ describe('replay', () => {
     });
     expect(verdicts.filter((v) => !v.ok)).toEqual([]);
     for (const { history } of histories) expect(historyText(history)).not.toContain(PIN);
+    // RECORD_HISTORIES=1 refreshes the fixtures (one closed approval per outcome), which
+    // test/integration/operators.test.ts replays with every other recorded history.
+    if (process.env.RECORD_HISTORIES === '1') {
+      const { writeFileSync } = await import('node:fs');
+      const fixtures = new URL('../fixtures/histories/', import.meta.url).pathname;
+      for (const outcome of ['APPROVED', 'DENIED', 'EXPIRED', 'CANCELLED']) {
+        for (const { workflowId, history } of histories) {
+          const description = await stack.services.temporal.workflow.getHandle(workflowId).describe();
+          if (description.status.name === 'RUNNING' || description.searchAttributes.SwitchboardOutcome?.[0] !== outcome) continue;
+          writeFileSync(`${fixtures}approval-${outcome.toLowerCase()}.json`, historyToFixture(workflowId, history));
+          break;
+        }
+      }
+    }
   });
 });
