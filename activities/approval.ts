@@ -37,6 +37,10 @@ export function createApprovalActivities(
       return (await closeUndecidedApproval(deps.pool, approvalId, status)) ?? 'CANCELLED';
     },
 
+    async approvalStatus({ approvalId }) {
+      return (await getApproval(deps.pool, approvalId))?.status ?? 'CANCELLED';
+    },
+
     async runApprovedCall({ approvalId }) {
       const approval = await getApproval(deps.pool, approvalId);
       if (!approval) return { status: 'CANCELLED' };

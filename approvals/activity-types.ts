@@ -7,6 +7,8 @@ import type { ApprovalStatus } from '../core/approvals.js';
 export interface ApprovalActivities {
   /** Expires (or cancels) an undecided approval; answers its status afterwards (a recorded decision wins). */
   closeUndecidedApproval(input: { approvalId: string; status: 'EXPIRED' | 'CANCELLED' }): Promise<ApprovalStatus>;
+  /** The approval's status as recorded in the database (a decision is only what the portal recorded there). */
+  approvalStatus(input: { approvalId: string }): Promise<ApprovalStatus>;
   /** Runs the approved call once (claim, audit, deadline) and records its outcome; answers DONE. */
   runApprovedCall(input: { approvalId: string }): Promise<{ status: ApprovalStatus }>;
   /** Records "outcome unknown" for an approved call whose activity never reported. */

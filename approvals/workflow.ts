@@ -92,10 +92,26 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<{ 
     },
   );
 
+  // Workflow time is deterministic: the TTL is measured from the start, however often a wait resumes.
+  const expiresAt = Date.now() + input.ttlSec * 1000;
   try {
-    const decided = await condition(() => current() !== 'PENDING', input.ttlSec * 1000);
-    // The database decides a race between the timer and a decision (whose signal may still be on its way).
-    if (!decided) status = await db.closeUndecidedApproval({ approvalId: input.approvalId, status: 'EXPIRED' });
+    for (;;) {
+      const decided = await condition(() => current() !== 'PENDING', Math.max(1, expiresAt - Date.now()));
+      if (!decided) {
+        // The database decides a race between the timer and a decision (whose signal may still be on its way).
+        status = await db.closeUndecidedApproval({ approvalId: input.approvalId, status: 'EXPIRED' });
+        break;
+      }
+      // A decision is the one recorded in the database (the portal records it, under the row's lock,
+      // before it signals): a signal no recorded decision backs — sent by anyone else who can reach
+      // the namespace — changes nothing, and the approval keeps waiting.
+      const recorded = await db.approvalStatus({ approvalId: input.approvalId });
+      if (recorded !== 'PENDING') {
+        status = recorded;
+        break;
+      }
+      status = 'PENDING';
+    }
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // An operator cancelled the approval: its call never runs, unless a decision was recorded first.

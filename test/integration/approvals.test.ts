@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
+import { approvalDecidedSignal } from '../../approvals/workflow.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
@@ -250,6 +251,18 @@ describe('decisions', () => {
     expect((await getApproval(pool, approvalId))?.status).toBe('EXPIRED');
     const description = await stack.services.temporal.workflow.getHandle(approvalWorkflowId(approvalId)).describe();
     expect(description.searchAttributes.SwitchboardOutcome).toEqual(['EXPIRED']);
+  });
+
+  it('a decision signal no recorded decision backs (someone who reaches Temporal with the payload key) changes nothing', async () => {
+    const { id, approvalId } = await gatedDelete(alice);
+    const handle = stack.services.temporal.workflow.getHandle(approvalWorkflowId(approvalId));
+    await handle.signal(approvalDecidedSignal, { status: 'APPROVED' });
+    expect((await waitFor(alice, approvalId, 2)).body).toEqual({ status: 'PENDING' });
+    expect((await execute(alice, 'jots__get_note', { id })).ok).toBe(true);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    // The approval still waits for a real decision, and runs once on it.
+    await (await portalSession(alice)).decide(approvalId, 'approve');
+    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'APPROVED', result: { result: { deleted: true, id } } });
   });
 
   it('cancelled (an operator cancels its workflow): the call never runs; waiters hear EXPIRED', async () => {
