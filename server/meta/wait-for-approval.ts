@@ -20,7 +20,7 @@ const description = (shape: string) =>
   'Wait for a person to approve or deny a call that answered approval_required. Answers {status}: PENDING (no decision yet; ' +
   'wait again), APPROVED (the call ran once, by itself: result is its outcome, ' +
   shape +
-  '; no result yet means it still runs), DENIED (it did not run) or EXPIRED (nobody decided in time; it did not run). ' +
+  "; no result yet means it still runs), DENIED (it did not run; reason: the person's reason, when given) or EXPIRED (nobody decided in time; it did not run). " +
   `timeoutSec: positive integer, default ${APPROVAL_WAIT_DEFAULT_SEC}, max ${APPROVAL_WAIT_MAX_SEC}. Waiting never decides anything.`;
 
 /**
@@ -40,7 +40,9 @@ async function waitForApprovalOf(
   // Read after the wait: the row holds the decision and, once the call ran, its sealed outcome.
   const approval = (await getApprovalForRequester(ctx.pool, caller, found.id)) ?? found;
   const { status, result } = await approvalAnswer(ctx, approval);
-  return result ? { status, result: shape(approval.tool, result) } : { status };
+  if (result) return { status, result: shape(approval.tool, result) };
+  // A denial's reason, for the agent to pass on to its human.
+  return status === 'DENIED' && approval.reason ? { status, reason: approval.reason } : { status };
 }
 
 /** The nine-meta-tool surface (/mcp, the JSON API): result is an execute_tools entry, {result} or {error}. */

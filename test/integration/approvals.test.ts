@@ -232,7 +232,7 @@ describe('decisions', () => {
     const { id, approvalId } = await gatedDelete(alice);
     const portal = await portalSession(ada); // an administrator of the tenant
     expect((await portal.decide(approvalId, 'deny', 'not today')).headers.get('location')).toContain('done=denied');
-    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'DENIED' });
+    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'DENIED', reason: 'not today' });
     expect((await execute(alice, 'jots__get_note', { id })).ok).toBe(true);
     expect(await getApproval(pool, approvalId)).toMatchObject({ status: 'DENIED', decidedBy: ada.user.id, reason: 'not today' });
     const page = await (await portal.get(`/portal/approvals/${approvalId}`)).text();
