@@ -10,6 +10,7 @@ import {
   getApproval,
   openApprovedCall,
 } from '../store/approvals.js';
+import { approvalEvents } from '../telemetry/metrics.js';
 import type { ActivityDeps } from './deps.js';
 import type { ExecuteToolInput, ToolCallRunner } from './execute-tool.js';
 
@@ -34,7 +35,9 @@ export function createApprovalActivities(
 
   return {
     async closeUndecidedApproval({ approvalId, status }) {
-      return (await closeUndecidedApproval(deps.pool, approvalId, status)) ?? 'CANCELLED';
+      const after = (await closeUndecidedApproval(deps.pool, approvalId, status)) ?? 'CANCELLED';
+      if (after === status) approvalEvents.inc({ event: status === 'EXPIRED' ? 'expired' : 'cancelled' });
+      return after;
     },
 
     async approvalStatus({ approvalId }) {

@@ -6,6 +6,7 @@ import { approvalWorkflowId } from '../core/ids.js';
 import { APPROVAL_REASON_MAX_CHARS, type Approval, type Decision, decideApproval, getApproval } from '../store/approvals.js';
 import type { Pool } from '../store/database.js';
 import { getTenant } from '../store/tenants.js';
+import { approvalEvents } from '../telemetry/metrics.js';
 import { approvalDecidedSignal } from './workflow.js';
 
 export type DecideDeps = { pool: Pool; temporal: Client; logger: Logger };
@@ -53,5 +54,6 @@ export async function decide(deps: DecideDeps, who: Caller, approvalId: string, 
     }
   }
   deps.logger.info({ approvalId: approval.id, decision, decidedBy: who.userId, tool: approval.tool }, 'approval decided');
+  approvalEvents.inc({ event: decision === 'APPROVED' ? 'approved' : 'denied' });
   return { result: 'decided', approval: recorded.approval };
 }

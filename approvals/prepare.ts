@@ -11,6 +11,7 @@ import { SA } from '../core/search-attributes.js';
 import { type Approval, closeUndecidedApproval, createApproval, getApprovalByCallKey } from '../store/approvals.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
+import { approvalEvents } from '../telemetry/metrics.js';
 import type { ApprovalWorkflowInput } from './workflow.js';
 
 export type ApprovalDeps = { pool: Pool; keyring: Keyring; temporal: Client; config: Config; logger: Logger };
@@ -47,7 +48,7 @@ export async function requestApproval(
     account: { id: string; label: string } | undefined;
   },
 ): Promise<ToolOutcome> {
-  const { approval } = await createApproval(deps.pool, deps.keyring, {
+  const { approval, created } = await createApproval(deps.pool, deps.keyring, {
     callKey: input.callKey,
     tenantId: input.tenantId,
     requesterUserId: input.userId,
@@ -59,6 +60,7 @@ export async function requestApproval(
     summary: approvalSummary(input.call.tool, input.account?.label ?? null, input.call.args ?? {}, input.schema),
     ttlSec: approvalTtlSec(input.settings),
   });
+  if (created) approvalEvents.inc({ event: 'requested' });
   return startAndAnswer(deps, approval, input);
 }
 

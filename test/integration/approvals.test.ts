@@ -12,6 +12,7 @@ import { csrfToken } from '../../server/portal/csrf.js';
 import { getApproval, openApprovedCall, resealApprovals } from '../../store/approvals.js';
 import { Keyring } from '../../store/keyring.js';
 import { updateTenantSettings } from '../../store/tenants.js';
+import { registry } from '../../telemetry/metrics.js';
 import { startAgentWorker } from '../support/agent-worker.js';
 import { signedInPage } from '../support/consent.js';
 import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
@@ -559,6 +560,15 @@ describe('the approval page in chromium', () => {
     await anonymous.goto(`${stack.baseUrl}/portal/approvals/${approvalId}`);
     expect(new URL(anonymous.url()).pathname).toBe('/portal/login');
     await anonymous.context().close();
+  });
+});
+
+describe('metrics', () => {
+  it('counts approvals by event on the operator metrics', async () => {
+    const text = await registry.metrics();
+    for (const event of ['requested', 'approved', 'denied', 'expired', 'cancelled']) {
+      expect(Number(new RegExp(`switchboard_approvals_total\\{event="${event}"\\} (\\d+)`).exec(text)?.[1])).toBeGreaterThan(0);
+    }
   });
 });
 
