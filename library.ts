@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type express from 'express';
 import type { Logger } from 'pino';
+import { ApprovalWaiter } from './approvals/waiter.js';
 import { upstreamServices } from './connections/upstream-services.js';
 import { ConnectionWaiter } from './connections/waiter.js';
 import type { Caller } from './core/caller.js';
@@ -121,6 +122,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     logger,
     signer: new TokenSigner(signingSecret(config, logger)),
     waiter: new ConnectionWaiter(options.temporal.client, pool, logger),
+    approvalWaiter: new ApprovalWaiter(options.temporal.client, pool, logger),
   };
   const agentTools: AgentTool[] = options.tools
     ? AGENT_TOOLS.map((tool) => ({

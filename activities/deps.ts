@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
 import type { TokenSigner } from '../core/signed-tokens.js';
@@ -13,6 +14,8 @@ export interface ActivityDeps {
   registry: ProviderRegistry;
   config: Config;
   logger: Logger;
+  /** Starts approval workflows (a gated call) and signals them. */
+  temporal: Client;
   /** Signs connect links (the workflow helpers' connect). */
   signer: TokenSigner;
   /** What built-in tools use (notes storage, the browser); without it they answer that they are unavailable. */

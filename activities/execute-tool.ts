@@ -1,6 +1,9 @@
 import { Context } from '@temporalio/activity';
+import { approvalOfRerun, requestApproval } from '../approvals/prepare.js';
 import { chooseAccount } from '../core/account-choice.js';
+import { needsApproval } from '../core/approval-policy.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
@@ -45,6 +48,16 @@ export interface ExecuteToolInput {
    * again when the workflow task that ran it is lost; a normal activity with one attempt needs none.
    */
   claimFirst?: boolean;
+  /**
+   * An agent's workflow asks: when the call needs approval, the approval workflow signals this
+   * workflow once it is settled (switchboard/workflow waits on that signal).
+   */
+  notifyApproval?: boolean;
+}
+
+/** How a call runs: `approved` when an approval workflow runs a call a person approved (no second gate). */
+interface RunOptions {
+  approved?: boolean;
 }
 
 interface CallAudit {
@@ -64,7 +77,13 @@ const TENANT_UPSTREAM = 'tenant-upstream';
  * call under the deadline → on a 401, one refresh and one retry → redaction → truncation →
  * audit row. Failures are returned as outcomes, never thrown.
  */
-export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices'>) {
+type ExecuteDeps = Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'logger' | 'config' | 'toolServices' | 'temporal'>;
+
+/**
+ * The execute activity and the approval workflow's run of an approved call share one runner, so
+ * an approved call goes through the same policy, claim, deadline and audit as any other.
+ */
+export function createToolCallRunner(deps: ExecuteDeps) {
   const slots = new AccountSlots(deps.pool, deps.config.CONNECTIONS_ACCOUNT_MAX_CONCURRENCY, (err) =>
     deps.logger.warn({ err: err.message }, 'could not renew account slots'),
   );
@@ -72,7 +91,7 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     tokenRefreshes.inc({ provider, outcome }),
   );
 
-  async function run(input: Required<ExecuteToolInput>, audit: CallAudit): Promise<CallOutcome> {
+  async function run(input: Required<ExecuteToolInput>, audit: CallAudit, options: RunOptions): Promise<CallOutcome> {
     const { call } = input;
     // The caller's tenant's view: its own upstream servers, never another tenant's.
     const registry = await deps.registry.forTenant(input.tenantId);
@@ -100,6 +119,25 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       });
     };
 
+    /**
+     * A call that needs a person's approval stops here, before it reaches the service: it is
+     * recorded and its approval workflow started (approvals/prepare.ts); the answer is approval_required.
+     */
+    const gate = (found: ToolEntry, account?: Account): Promise<ToolOutcome> | undefined => {
+      if (options.approved || !needsApproval(settings, found.tool)) return undefined;
+      return requestApproval(deps, {
+        callKey: input.callKey,
+        tenantId: input.tenantId,
+        userId: input.userId,
+        call: input.call,
+        settings,
+        schema: inputJsonSchema(found.tool),
+        account: account && { id: account.id, label: account.label },
+        timeoutMs: input.timeoutMs,
+        notifyWorkflowId: notifyWorkflowId(input),
+      });
+    };
+
     if (provider.manifest.auth === 'none') {
       if (listed) {
         const found = await listedTool(registry, listed, input, { type: 'none' });
@@ -107,7 +145,8 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         entry = found;
       }
       const parsed = parse(entry!);
-      return 'valid' in parsed ? invoke(registry, entry!, input, parsed.data) : parsed;
+      if (!('valid' in parsed)) return parsed;
+      return (await gate(entry!)) ?? invoke(registry, entry!, input, parsed.data);
     }
     let args: unknown;
     if (entry) {
@@ -133,6 +172,9 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
     if (account.status === 'needs_reauth' || !account.hasCredential) return needsReauth(integration, account);
     const missing = (entry?.tool.scopes ?? []).filter((s) => !account.grantedScopes.includes(s));
     if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
+    // A declared tool is gated before its credential is even loaded; a listed one once it is known.
+    const gated = entry && (await gate(entry, account));
+    if (gated) return gated;
 
     try {
       let loaded = await credentials.load(account);
@@ -156,6 +198,8 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
         const parsed = parse(entry);
         if (!('valid' in parsed)) return parsed;
         args = parsed.data;
+        const gatedListed = await gate(entry, account);
+        if (gatedListed) return gatedListed;
       }
       return await invoke(registry, entry!, input, args, { loaded, account });
     } catch (err) {
@@ -355,9 +399,10 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
   }
 
   return {
-    async executeToolCall(request: ExecuteToolInput): Promise<CallOutcome> {
+    async executeToolCall(request: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
       const input = {
         claimFirst: false,
+        notifyApproval: false,
         ...request,
         timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
         maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
@@ -370,7 +415,11 @@ export function createExecuteActivities(deps: Pick<ActivityDeps, 'pool' | 'keyri
       const heartbeat = activityContext()?.info.isLocal === false && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {
         const claimed = !input.claimFirst || (await claimToolCall(deps.pool, auditIdentity(input)));
-        outcome = claimed ? await run(input, audit) : outcomeUnknown(input.call.tool);
+        // A re-run of a call whose first run asked for approval answers that approval again: nothing ran.
+        const rerun =
+          !claimed &&
+          (await approvalOfRerun(deps, input.callKey, { timeoutMs: input.timeoutMs, notifyWorkflowId: notifyWorkflowId(input) }));
+        outcome = claimed ? await run(input, audit, options) : rerun || outcomeUnknown(input.call.tool);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
@@ -425,6 +474,10 @@ const auditIdentity = (input: ExecuteToolInput): ToolCallClaim => ({
 const toolSecrets = (credential: Credential): string[] =>
   credential.type === 'apikey' ? Object.values(credential.fields) : credential.type === 'oauth2' ? [credential.accessToken] : [];
 
+/** The agent workflow a gated call's approval signals once settled (switchboard/workflow asks for it). */
+const notifyWorkflowId = (input: Required<ExecuteToolInput>): string | undefined =>
+  input.notifyApproval ? activityContext()?.info.workflowExecution?.workflowId : undefined;
+
 /** The activity's context, or undefined when the function runs outside an activity (tests, tools). */
 function activityContext(): Context | undefined {
   try {
@@ -447,6 +500,16 @@ function redactResult(result: unknown, secrets: string[]): unknown {
       secrets.map((s) => JSON.stringify(s).slice(1, -1)),
     ),
   );
+}
+
+export type ToolCallRunner = ReturnType<typeof createToolCallRunner>;
+
+/** The execute activities as Temporal registers them (a workflow's call can never claim to be approved). */
+export function createExecuteActivities(deps: ExecuteDeps, runner: ToolCallRunner = createToolCallRunner(deps)) {
+  return {
+    executeToolCall: (request: ExecuteToolInput): Promise<CallOutcome> => runner.executeToolCall(request),
+    recordLostToolCall: runner.recordLostToolCall,
+  };
 }
 
 export type ExecuteActivities = ReturnType<typeof createExecuteActivities>;

@@ -1,8 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { approvalAnswer } from '../approvals/answer.js';
 import { type PreparedConnection, prepareConnection } from '../connections/prepare.js';
+import type { ApprovalWaitStatus } from '../core/approvals.js';
 import { MetaToolError } from '../core/errors.js';
+import type { ToolOutcome } from '../core/execution.js';
 import { ResultReadError } from '../core/result-slices.js';
 import type { ToolAccess } from '../providers/sdk.js';
+import { getApprovalForRequester } from '../store/approvals.js';
 import type { ActivityDeps } from './deps.js';
 import { type ReadResultRequest, type ResultSliceAnswer, readResultSlice } from './read-result.js';
 
@@ -51,6 +55,20 @@ export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' |
     async toolAccess(input: { tool: string; tenantId?: string }): Promise<ToolAccess | undefined> {
       const registry = input.tenantId ? await deps.registry.forTenant(input.tenantId) : deps.registry;
       return registry.toolByQualifiedName(input.tool)?.tool.access;
+    },
+
+    /**
+     * Where one of the workflow's approvals stands and, once its approved call ran, that call's
+     * outcome (as execute answers it). Another user's id answers like an unknown one: refused for good.
+     */
+    async approvalOutcome(input: {
+      tenantId: string;
+      userId: string;
+      approvalId: string;
+    }): Promise<{ status: ApprovalWaitStatus; result?: ToolOutcome }> {
+      const approval = await getApprovalForRequester(deps.pool, input, input.approvalId);
+      if (!approval) throw ApplicationFailure.nonRetryable('Unknown approvalId', 'SwitchboardUnknownApproval');
+      return approvalAnswer(deps, approval);
     },
   };
 }

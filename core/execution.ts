@@ -3,6 +3,9 @@
  * Pure types and constructors: safe in workflows.
  */
 
+import type { ApprovalSummary } from './approval-summary.js';
+import type { ApprovalWaitStatus } from './approvals.js';
+
 /** Every code a failed call answers with (the OpenAPI document lists these). */
 export const TOOL_ERROR_CODES = [
   'forbidden',
@@ -14,6 +17,7 @@ export const TOOL_ERROR_CODES = [
   'tool_failed',
   'rate_limited',
   'timeout',
+  'approval_required',
 ] as const;
 
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
@@ -31,6 +35,14 @@ export interface ToolFailure {
   retryAfterSec?: number;
   /** needs_reauth after a step-up challenge: what the service needs the new consent to grant. */
   reason?: string;
+  /** approval_required: the approval to wait for (wait_for_approval). */
+  approvalId?: string;
+  /** approval_required: the portal page where a person approves or denies the call. */
+  url?: string;
+  /** approval_required: what will run, as the person sees it (secrets redacted, long values cut). */
+  summary?: ApprovalSummary;
+  /** approval_required on a resubmitted request: where the approval stands (core/approvals.ts). */
+  approvalStatus?: ApprovalWaitStatus;
 }
 
 /**

@@ -15,3 +15,6 @@ export const ID_PREFIX = {
   account: 'acc_',
   jot: 'jot_',
 } as const;
+
+/** `approval-<approvalId>`: the workflow that waits for a person's decision and then runs the call. */
+export const approvalWorkflowId = (approvalId: string): string => `approval-${approvalId}`;

@@ -24,6 +24,19 @@ export const tenantSettingsSchema = z.strictObject({
   excludeTools: z.array(toolPatternSchema).optional(),
   /** Roles that may use connections at all. Absent: every user may. */
   connectionRoles: z.array(roleNameSchema).optional(),
+  /** A tool matching any of these patterns needs a person's approval before it runs (core/approval-policy.ts). */
+  approvalTools: z.array(toolPatternSchema).optional(),
+  /** Every tool marked destructive needs approval. Absent: true. */
+  approveDestructive: z.boolean().optional(),
+  /** Who may approve: role names, and `self` for the caller themself. Absent: `self` and `admin`. */
+  approverRoles: z.array(roleNameSchema).min(1, 'expected at least one approver role (or self)').optional(),
+  /** How long an approval waits for a decision, in seconds (at most 30 days). Absent: 24 hours. */
+  approvalTtlSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600, 'expected at most 30 days (2592000 s)')
+    .optional(),
 });
 
 export type TenantSettings = z.infer<typeof tenantSettingsSchema>;
@@ -34,7 +47,7 @@ export function matchesPattern(pattern: string, name: string): boolean {
   return new RegExp(`^${parts.join('.*')}$`).test(name);
 }
 
-const matchesAny = (patterns: readonly string[], name: string) => patterns.some((p) => matchesPattern(p, name));
+export const matchesAny = (patterns: readonly string[], name: string) => patterns.some((p) => matchesPattern(p, name));
 
 export function isProviderEnabled(settings: TenantSettings, provider: string): boolean {
   return settings.enabledProviders === undefined || settings.enabledProviders.includes(provider);

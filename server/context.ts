@@ -1,3 +1,4 @@
+import type { ApprovalWaiter } from '../approvals/waiter.js';
 import type { ConnectionServices } from '../connections/services.js';
 import type { ConnectionWaiter } from '../connections/waiter.js';
 
@@ -14,4 +15,5 @@ export interface ServiceContext extends ConnectionServices {
    */
   eagerStart?: boolean;
   waiter: ConnectionWaiter;
+  approvalWaiter: ApprovalWaiter;
 }

@@ -104,7 +104,9 @@ export function buildOpenApiDocument(config: Pick<Config, 'PUBLIC_BASE_URL'>): R
                 code: {
                   type: 'string',
                   enum: [...TOOL_ERROR_CODES],
-                  description: 'rate_limited: the service refused for now; run the call again after retryAfterSec',
+                  description:
+                    'rate_limited: the service refused for now; run the call again after retryAfterSec. approval_required: a person ' +
+                    'must approve the call first (give them url, then wait_for_approval with approvalId); nothing ran',
                 },
                 message: { type: 'string' },
                 status: { type: 'integer', description: "tool_failed, rate_limited: the provider's HTTP status" },
@@ -118,6 +120,22 @@ export function buildOpenApiDocument(config: Pick<Config, 'PUBLIC_BASE_URL'>): R
                 reason: {
                   type: 'string',
                   description: 'needs_reauth after a step-up challenge (403 insufficient_scope): the access the new consent must grant',
+                },
+                approvalId: { type: 'string', description: 'approval_required: the approval to wait for (wait_for_approval)' },
+                url: { type: 'string', description: 'approval_required: the portal page where a person approves or denies the call' },
+                summary: {
+                  type: 'object',
+                  description: 'approval_required: what will run, as the person sees it (secret arguments redacted, long values cut)',
+                  properties: {
+                    tool: { type: 'string' },
+                    account: { type: ['string', 'null'] },
+                    arguments: { type: 'object' },
+                  },
+                },
+                approvalStatus: {
+                  type: 'string',
+                  enum: ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED'],
+                  description: 'approval_required on a request sent again with its requestId: where the approval stands',
                 },
                 issues: {
                   type: 'array',

@@ -22,6 +22,15 @@ export const PRUNABLE = {
   stored_results: { table: 'stored_results', key: 'id', where: 'expires_at < $1' },
   /** MCP sessions past their idle expiry. */
   mcp_sessions: { table: 'mcp_sessions', key: 'id_hash', where: 'expires_at < $1' },
+  /**
+   * Approvals, once settled (decided and run, denied, expired, cancelled) or long past their expiry:
+   * the decision's audit row stays in audit_log for as long as audit rows do.
+   */
+  approvals: {
+    table: 'approvals',
+    key: 'id',
+    where: `created_at < $1 AND (status IN ('DONE', 'DENIED', 'EXPIRED', 'CANCELLED') OR expires_at < $1)`,
+  },
   /** Rate-limit windows (only the current minute is ever read). */
   call_budgets: { table: 'call_budgets', key: 'ctid', where: 'window_start < $1' },
 } as const;

@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 
 /**
  * Switchboard's metrics, in one registry per process: tool calls, their latency, token
- * refreshes, pending connection waits and HTTP requests, plus Node's defaults. Each process
+ * refreshes, pending connection waits, approvals and HTTP requests, plus Node's defaults. Each process
  * (HTTP server, worker, or both under `npm start`) serves them at /metrics on its operator port
  * (METRICS_PORT, bin/support/listen.ts), never on the public service port.
  */
@@ -34,6 +34,13 @@ export const tokenRefreshes = new Counter({
 export const pendingConnectionWaits = new Gauge({
   name: 'switchboard_pending_connection_waits',
   help: 'wait_for_connection calls waiting right now in this process',
+  registers: [registry],
+});
+
+export const approvalEvents = new Counter({
+  name: 'switchboard_approvals_total',
+  help: 'Approvals by event: requested (a gated call), approved, denied (a decision in this process), expired, cancelled',
+  labelNames: ['event'] as const,
   registers: [registry],
 });
 

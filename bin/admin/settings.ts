@@ -1,4 +1,4 @@
-// Tenant settings: enabled providers, tool filters, connection roles.
+// Tenant settings: enabled providers, tool filters, connection roles, approvals.
 import { type TenantSettings, tenantSettingsSchema } from '../../core/policy.js';
 import { builtinProviders } from '../../providers/index.js';
 import { inTransaction, lockKey } from '../../store/queryable.js';
@@ -13,6 +13,31 @@ const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[]
   { key: 'includeTools', set: 'include-tools', clear: 'no-include-tools' },
   { key: 'excludeTools', set: 'exclude-tools', clear: 'no-exclude-tools' },
   { key: 'connectionRoles', set: 'connection-roles', clear: 'any-role' },
+  { key: 'approvalTools', set: 'approval-tools', clear: 'no-approval-tools' },
+  { key: 'approverRoles', set: 'approver-roles', clear: 'default-approvers' },
+];
+
+/** Each scalar setting: the option that sets it (parsed from its text) and the flag that removes it. */
+const SCALAR_SETTINGS: { key: keyof TenantSettings; set: string; clear: string; parse(text: string): unknown }[] = [
+  {
+    key: 'approveDestructive',
+    set: 'approve-destructive',
+    clear: 'default-approve-destructive',
+    parse(text) {
+      if (text === 'yes' || text === 'true') return true;
+      if (text === 'no' || text === 'false') return false;
+      throw new UsageError(`--approve-destructive: "${text}" is not valid (expected yes or no)`);
+    },
+  },
+  {
+    key: 'approvalTtlSec',
+    set: 'approval-ttl-sec',
+    clear: 'default-approval-ttl',
+    parse(text) {
+      if (!/^\d+$/.test(text)) throw new UsageError(`--approval-ttl-sec: "${text}" is not valid (expected whole seconds)`);
+      return Number(text);
+    },
+  },
 ];
 
 /** Applies the options to the stored settings: a set option replaces its list, a clear flag removes it. */
@@ -22,6 +47,13 @@ function merge(current: TenantSettings, values: Values): TenantSettings {
   for (const { key, set, clear } of LIST_SETTINGS) {
     oneOf(values, set, clear);
     if (values[set] !== undefined) next[key] = list(values, set);
+    else if (values[clear]) delete next[key];
+    else continue;
+    changed = true;
+  }
+  for (const { key, set, clear, parse } of SCALAR_SETTINGS) {
+    oneOf(values, set, clear);
+    if (values[set] !== undefined) next[key] = parse(need(values, set));
     else if (values[clear]) delete next[key];
     else continue;
     changed = true;
@@ -43,14 +75,16 @@ function validate(settings: TenantSettings, values: Values, tenantId: string): T
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const [key, index] = issue.path;
-  const option = LIST_SETTINGS.find((s) => s.key === key)?.set;
-  const item = typeof index === 'number' ? (settings[key as keyof TenantSettings]?.[index] ?? '') : '';
+  const option = [...LIST_SETTINGS, ...SCALAR_SETTINGS].find((s) => s.key === key)?.set;
+  const value = settings[key as keyof TenantSettings];
+  const item =
+    typeof index === 'number' && Array.isArray(value) ? (value[index] ?? '') : Array.isArray(value) ? value.join(',') : String(value);
   if (option && values[option] !== undefined) throw new UsageError(`--${option}: "${item}" is not valid (${issue.message})`);
   throw new Error(`the stored settings of tenant ${tenantId} are not valid: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
 const options = Object.fromEntries(
-  LIST_SETTINGS.flatMap(({ set, clear }) => [
+  [...LIST_SETTINGS, ...SCALAR_SETTINGS].flatMap(({ set, clear }) => [
     [set, { type: 'string' as const }],
     [clear, { type: 'boolean' as const }],
   ]),
@@ -58,7 +92,7 @@ const options = Object.fromEntries(
 
 export const settingsGroup: Group = {
   name: 'settings',
-  summary: "Show or change a tenant's settings (providers, tool filters, connection roles)",
+  summary: "Show or change a tenant's settings (providers, tool filters, connection roles, approvals)",
   commands: [
     tenantCommand({ name: 'show', summary: "Print a tenant's settings as JSON" }, async (_, tenant) => tenant.settings),
     {
@@ -70,6 +104,10 @@ export const settingsGroup: Group = {
         "[--include-tools 'list_*,get_*' | --no-include-tools]",
         "[--exclude-tools '*_delete' | --no-exclude-tools]",
         '[--connection-roles eng,ops | --any-role]',
+        "[--approval-tools 'merge_*,send_message' | --no-approval-tools]",
+        '[--approve-destructive yes|no | --default-approve-destructive]',
+        '[--approver-roles self,admin,lead | --default-approvers]',
+        '[--approval-ttl-sec 86400 | --default-approval-ttl]',
       ].join('\n    '),
       summary: "Change a tenant's settings; prints the result",
       details: [
@@ -80,6 +118,10 @@ export const settingsGroup: Group = {
         '  --include-tools      a tool must match one of these patterns; --no-include-tools removes them',
         '  --exclude-tools      a tool matching one of these patterns is hidden and refused; --no-exclude-tools removes them',
         '  --connection-roles   only users with one of these roles may use connections; --any-role lets everyone',
+        '  --approval-tools     a call of a tool matching one of these patterns waits for a person to approve it',
+        '  --approve-destructive  yes (the default): every destructive tool waits for approval; no: only --approval-tools do',
+        '  --approver-roles     who may approve: these roles, and self for the caller themself (default: self,admin)',
+        '  --approval-ttl-sec   how long an approval waits for a decision (default 86400, at most 2592000 = 30 days)',
         'Tool names are unqualified (list_repos, not github_list_repos). Patterns use letters, digits, _, - and *,',
         'where * matches any run of characters. Quote them in the shell.',
       ].join('\n'),

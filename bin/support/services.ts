@@ -3,6 +3,7 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type BuiltinServices, createBuiltinServices } from '../../activities/tool-services.js';
+import { ApprovalWaiter } from '../../approvals/waiter.js';
 import { upstreamServices } from '../../connections/upstream-services.js';
 import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
@@ -129,6 +130,7 @@ export async function openServices(config: Config, logger = createLogger({ level
     signer,
     connection,
     waiter: new ConnectionWaiter(temporal, pool, logger),
+    approvalWaiter: new ApprovalWaiter(temporal, pool, logger),
     toolServices,
     async close() {
       await registry.close();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues } from '../../core/errors.js';
 import { inputJsonSchema } from '../../core/json-schema.js';
-import { connectionState, searchVisibleTools } from '../catalog/caller-view.js';
+import { approvalMark, connectionState, searchVisibleTools } from '../catalog/caller-view.js';
 import type { ServiceContext } from '../context.js';
 import { defineMetaTool } from '../meta/meta-tool.js';
 import { compositeSearch, hasRemoteSources } from '../sources/composite.js';
@@ -22,7 +22,8 @@ export const connectionsSearch = defineMetaTool({
   description:
     'Search the tools of connected services by keywords, such as "list issues". Answers {ok, results}: each result has the ' +
     'qualified name to pass to connections_execute, description, access (read|write|destructive), provider, connected, ' +
-    'status, accounts, the JSON schema of its arguments as parameters, and a hint when the user must connect first.',
+    'status, accounts, the JSON schema of its arguments as parameters, needsApproval: true when a person must approve each call ' +
+    'first, and a hint when the user must connect first.',
   input: z
     .object({
       query: z.string().min(1).max(200),
@@ -51,6 +52,7 @@ async function searchHere(ctx: ServiceContext, caller: Caller, args: { query: st
         ...(state.status && { status: state.status }),
         accounts: state.accounts,
         parameters: inputJsonSchema(entry.tool),
+        ...approvalMark(view, entry),
         ...(state.hint && { hint: state.hint }),
       };
     }),

@@ -1,3 +1,4 @@
+import { needsApproval } from '../../core/approval-policy.js';
 import type { Caller } from '../../core/caller.js';
 import { policyAdmits, type TenantSettings } from '../../core/policy.js';
 import { portalIntegrationUrl } from '../../core/urls.js';
@@ -34,6 +35,13 @@ export async function loadCallerView(ctx: ServiceContext, caller: Caller): Promi
 export function mayUse(view: CallerView, entry: ToolEntry): boolean {
   return policyAdmits(view.settings, view.roles, entry.provider.manifest.name, entry.tool.name);
 }
+
+/**
+ * `{needsApproval: true}` when a call of this tool waits for a person's approval under the tenant's
+ * settings (nothing otherwise), so an agent can tell the human before calling.
+ */
+export const approvalMark = (view: CallerView, entry: ToolEntry): { needsApproval?: true } =>
+  needsApproval(view.settings, entry.tool) ? { needsApproval: true } : {};
 
 export interface ConnectionState {
   connected: boolean;

@@ -7,6 +7,7 @@ import { toolBatchWorkflowId } from '../../core/ids.js';
 import { SA, toolAttributeValues } from '../../core/search-attributes.js';
 import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import type { ServiceContext } from '../context.js';
+import { resolveApprovalEntries } from './approval-outcomes.js';
 import { type BatchProgress, followBatchProgress } from './batch-progress.js';
 import { chargeCalls } from './call-limits.js';
 import { idempotentBatchId } from './idempotency.js';
@@ -81,7 +82,8 @@ export async function runToolBatch(
       }
       const following = options.progress && (await followBatch(ctx, handle, calls.length, options.progress));
       try {
-        return await resolveStoredResults(ctx, caller, calls, await handle.result());
+        const outcomes = await resolveStoredResults(ctx, caller, calls, await handle.result());
+        return recorded?.seen === 'same' ? await resolveApprovalEntries(ctx, caller, outcomes) : outcomes;
       } catch (err) {
         if (!(err instanceof WorkflowFailedError)) throw err;
         return await endedBatchOutcomes(ctx, handle, calls);

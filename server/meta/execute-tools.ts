@@ -39,6 +39,16 @@ function metaError(ctx: ServiceContext, flatName: string, error: ToolFailure): R
       };
     case 'needs_reauth':
       return { error: `${error.message} Use connect('${error.integration}') to reconnect.` };
+    case 'approval_required':
+      // Like NOT_CONNECTED, a code the agent acts on: give the human the url, then wait_for_approval.
+      return {
+        error: 'APPROVAL_REQUIRED',
+        approvalId: error.approvalId,
+        url: error.url,
+        summary: error.summary,
+        ...(error.approvalStatus && { approvalStatus: error.approvalStatus }),
+        message: error.message,
+      };
     case 'rate_limited':
       // Like NOT_CONNECTED, a code the agent can act on: wait retryAfterSec, then run the entry again.
       return { error: 'RATE_LIMITED', integration: error.integration, retryAfterSec: error.retryAfterSec, message: error.message };
@@ -52,7 +62,8 @@ export const executeTools = defineMetaTool({
   description:
     'Run tools. executions: [{tool, args}] — tool is a name from search_tools, args an object (default {}), optional account ' +
     '(id or label from list_connections). Up to 8 run at once; results[i] answers executions[i] as {result} or {error}. ' +
-    'A NOT_CONNECTED error names the integration to connect; a RATE_LIMITED error says after how many seconds (retryAfterSec) to try again. Pass a requestId to make a retry safe: the same requestId returns ' +
+    'A NOT_CONNECTED error names the integration to connect; an APPROVAL_REQUIRED error means a person must approve the call first: ' +
+    'give them its url, then call wait_for_approval with its approvalId (the other entries ran); a RATE_LIMITED error says after how many seconds (retryAfterSec) to try again. Pass a requestId to make a retry safe: the same requestId returns ' +
     'the recorded results and runs nothing twice.',
   input: z
     .object({

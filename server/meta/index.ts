@@ -9,9 +9,10 @@ import { listIntegrations } from './list-integrations.js';
 import type { MetaTool } from './meta-tool.js';
 import { readResult } from './read-result.js';
 import { searchTools } from './search-tools.js';
+import { waitForApproval, waitForApprovalAgent } from './wait-for-approval.js';
 import { waitForConnection } from './wait-for-connection.js';
 
-/** The meta-tools of the MCP surface (the spec's nine, then read_result), in the order a model meets them. */
+/** The meta-tools of the MCP surface (the spec's nine, wait_for_approval, then read_result), in the order a model meets them. */
 export const META_TOOLS: readonly MetaTool[] = [
   listIntegrations,
   connect,
@@ -20,6 +21,7 @@ export const META_TOOLS: readonly MetaTool[] = [
   searchTools,
   getToolSchema,
   executeTools,
+  waitForApproval,
   listConnections,
   disconnect,
   readResult,
@@ -28,8 +30,8 @@ export const META_TOOLS: readonly MetaTool[] = [
 /** The two-tool agent surface: connections_search and connections_execute. */
 export const AGENT_TOOLS: readonly MetaTool[] = [connectionsSearch, connectionsExecute];
 
-/** What /mcp/agent lists: the two agent tools, and read_result for the rest of a cut result. */
-export const AGENT_MCP_TOOLS: readonly MetaTool[] = [...AGENT_TOOLS, readResult];
+/** What /mcp/agent lists: the two agent tools, wait_for_approval (its result shaped as theirs), and read_result for the rest of a cut result. */
+export const AGENT_MCP_TOOLS: readonly MetaTool[] = [...AGENT_TOOLS, waitForApprovalAgent, readResult];
 
 /** Every tool the JSON API serves at POST /v1/tools/<name>. */
 export const httpToolByName = new Map([...META_TOOLS, ...AGENT_TOOLS].map((t) => [t.name, t]));

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { searchVisibleTools } from '../catalog/caller-view.js';
+import { approvalMark, searchVisibleTools } from '../catalog/caller-view.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const searchTools = defineMetaTool({
   name: 'search_tools',
   description:
     'Find tools by keywords, e.g. "github repos" or "create jira ticket". Answers {tools: [{name, description, integration}]}, ' +
-    'best match first. Read the description before calling; call get_tool_schema when the arguments are not obvious, then execute_tools.',
+    'best match first; needsApproval: true marks a tool whose calls a person must approve first. Read the description before calling; call get_tool_schema when the arguments are not obvious, then execute_tools.',
   input: z
     .object({
       query: z.string().min(1).max(200).describe('Keywords, such as "list issues".'),
@@ -15,12 +15,13 @@ export const searchTools = defineMetaTool({
     })
     .strict(),
   async handler(ctx, caller, args) {
-    const { entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.integration, limit: args.limit });
+    const { view, entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.integration, limit: args.limit });
     return {
       tools: entries.map((entry) => ({
         name: entry.flatName,
         description: entry.tool.description,
         integration: entry.provider.manifest.name,
+        ...approvalMark(view, entry),
       })),
     };
   },

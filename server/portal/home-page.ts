@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.js';
 import { html, page } from './html.js';
 import { readPortalUser } from './session-cookie.js';
 
-/** GET /portal — the portal's front page: who is signed in, and the way to integrations and accounts. */
+/** GET /portal — the portal's front page: who is signed in, and the way to integrations, accounts and approvals. */
 export function homeRouter(ctx: ServiceContext): Router {
   const router = Router();
 
@@ -17,7 +17,8 @@ export function homeRouter(ctx: ServiceContext): Router {
         'Portal',
         html`<h1>Switchboard</h1><p>Signed in as <strong data-testid="signed-in-as">${user?.email ?? human.userId}</strong>.</p>
 <ul><li><a href="/portal/integrations">Integrations</a>: connect services, add API keys</li>
-<li><a href="/portal/accounts">Accounts</a>: rename, choose defaults, disconnect${user?.roles.includes('admin') ? ', share organisation accounts' : ''}</li>${
+<li><a href="/portal/accounts">Accounts</a>: rename, choose defaults, disconnect${user?.roles.includes('admin') ? ', share organisation accounts' : ''}</li>
+<li><a href="/portal/approvals">Approvals</a>: approve or deny the calls your agents (or your organisation's) wait to make</li>${
           user?.roles.includes('admin')
             ? html`<li><a href="/portal/upstreams">Upstream servers</a>: the organisation's own remote MCP servers</li>`
             : ''

@@ -1,7 +1,7 @@
 import { html, page, type SafeHtml } from './html.js';
 import type { SignedIn } from './signed-in.js';
 
-type Section = 'home' | 'integrations' | 'accounts' | 'upstreams';
+type Section = 'home' | 'integrations' | 'accounts' | 'approvals' | 'upstreams';
 
 /** A portal page with its navigation. Everything interpolated is escaped by `html`. */
 export function portalPage(title: string, me: SignedIn, current: Section, body: SafeHtml): string {
@@ -13,7 +13,7 @@ export function portalPage(title: string, me: SignedIn, current: Section, body: 
       '/portal/accounts',
       'accounts',
       'Accounts',
-    )}${me.isAdmin ? link('/portal/upstreams', 'upstreams', 'Upstream servers') : ''}<span class="me">${me.user.email}${me.isAdmin ? ' · administrator' : ''}</span>
+    )}${link('/portal/approvals', 'approvals', 'Approvals')}${me.isAdmin ? link('/portal/upstreams', 'upstreams', 'Upstream servers') : ''}<span class="me">${me.user.email}${me.isAdmin ? ' · administrator' : ''}</span>
 <form method="post" action="/portal/logout"><button type="submit" class="secondary small">Sign out</button></form></nav>${body}`,
     { wide: true },
   );

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { ServiceContext } from '../context.js';
 import { accountsRouter } from './accounts-page.js';
+import { approvalsRouter } from './approvals-page.js';
 import { connectActionRouter } from './connect-action.js';
 import { homeRouter } from './home-page.js';
 import { integrationPageRouter } from './integration-page.js';
@@ -18,5 +19,6 @@ export function portalRouter(ctx: ServiceContext): Router {
     integrationPageRouter(ctx),
     accountsRouter(ctx),
     upstreamsRouter(ctx),
+    approvalsRouter(ctx),
   );
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
+import { needsApproval } from '../../core/approval-policy.js';
 import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../../core/policy.js';
 import { findTenantAccount, listTenantAccounts } from '../../store/accounts.js';
 import { listApiKeys } from '../../store/api-keys.js';
@@ -136,6 +137,49 @@ describe('admin CLI', () => {
     expect(hasConnectionRole(settings, ['member'])).toBe(true);
   });
 
+  it('sets the approval settings, which the approval policy applies', async () => {
+    const set = JSON.parse(
+      await ok(
+        'settings',
+        'set',
+        '--tenant',
+        tenantId,
+        '--approval-tools',
+        'send_*,create_issue',
+        '--approve-destructive',
+        'no',
+        '--approver-roles',
+        'self,lead',
+        '--approval-ttl-sec',
+        '172800',
+      ),
+    );
+    expect(set).toMatchObject({
+      approvalTools: ['send_*', 'create_issue'],
+      approveDestructive: false,
+      approverRoles: ['self', 'lead'],
+      approvalTtlSec: 172800,
+    });
+    const settings = (await getTenant(pool, tenantId))!.settings;
+    expect(needsApproval(settings, { name: 'send_message', access: 'write' })).toBe(true);
+    expect(needsApproval(settings, { name: 'merge_pull_request', access: 'destructive' })).toBe(false);
+    // Clearing brings the defaults back: destructive tools need approval, by the caller or an administrator, for a day.
+    await ok(
+      'settings',
+      'set',
+      '--tenant',
+      tenantId,
+      '--no-approval-tools',
+      '--default-approve-destructive',
+      '--default-approvers',
+      '--default-approval-ttl',
+    );
+    const cleared = (await getTenant(pool, tenantId))!.settings;
+    expect(cleared).not.toHaveProperty('approvalTools');
+    expect(cleared).not.toHaveProperty('approveDestructive');
+    expect(needsApproval(cleared, { name: 'merge_pull_request', access: 'destructive' })).toBe(true);
+  });
+
   it("knows the operator's upstream MCP servers: settings enable them, org accounts take their keys", async () => {
     const upstreamEnv = {
       ...env,
@@ -221,6 +265,13 @@ describe('admin CLI', () => {
       [['settings', 'set', '--tenant', tenantId, '--include-tools', 'list.repos'], /--include-tools: "list\.repos" is not valid/],
       [['settings', 'set', '--tenant', tenantId, '--all-providers', '--enable-providers', 'github'], /cannot be used together/],
       [['settings', 'set', '--tenant', tenantId], /needs at least one setting option/],
+      [['settings', 'set', '--tenant', tenantId, '--approve-destructive', 'maybe'], /--approve-destructive: "maybe" is not valid/],
+      [
+        ['settings', 'set', '--tenant', tenantId, '--approval-ttl-sec', '2592001'],
+        /--approval-ttl-sec: "2592001" is not valid \(expected at most 30 days/,
+      ],
+      [['settings', 'set', '--tenant', tenantId, '--approval-ttl-sec', '1h'], /--approval-ttl-sec: "1h" is not valid/],
+      [['settings', 'set', '--tenant', tenantId, '--approver-roles', 'lead!'], /--approver-roles: "lead!" is not valid/],
       [['settings', 'show', '--tenant', 'ten_nope'], /unknown tenant ten_nope/],
       [['set-roles', '--email', 'nobody@example.com', '--role', 'eng'], /no user with email nobody@example.com/],
       [['set-roles', '--email', 'ada@example.com'], /missing --role/],

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../core/network-policy.js';
+import { updateTenantSettings } from '../../store/tenants.js';
 import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 
 /** A test HTTP server on 127.0.0.1 that records the paths it was asked for, stopped with the world. */
@@ -24,6 +25,11 @@ const plain = world.stack;
 const alice = await world.user();
 const bob = await world.user({ tenantId: alice.user.tenantId });
 const carol = await world.user(); // another tenant
+// These tests are about the notes themselves: deleting one runs at once, without a person's
+// approval (test/integration/approvals.test.ts covers the approval of destructive calls).
+for (const tenantId of [alice.user.tenantId, carol.user.tenantId]) {
+  await updateTenantSettings(plain.services.pool, tenantId, { approveDestructive: false });
+}
 
 describe('jots', () => {
   it('creates, reads, lists with a cursor, updates and deletes notes', async () => {

@@ -34,6 +34,7 @@ describe('MCP at /mcp (the nine meta-tools and read_result)', () => {
       'search_tools',
       'get_tool_schema',
       'execute_tools',
+      'wait_for_approval',
       'list_connections',
       'disconnect',
       'read_result',
@@ -111,7 +112,12 @@ describe('MCP at /mcp/agent (the two agent tools and read_result)', () => {
   it('serves connections_search, connections_execute and read_result only', async () => {
     const bob = await createTestUser(stack);
     const client = await mcpClient('/mcp/agent', bob.apiKey);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['connections_search', 'connections_execute', 'read_result']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'connections_search',
+      'connections_execute',
+      'wait_for_approval',
+      'read_result',
+    ]);
     const unknown = await client.callTool({ name: 'read_result', arguments: { resultRef: 'res_made_up' } });
     expect(unknown.isError).toBe(true);
     expect(bodyOf(unknown)).toEqual({ error: 'Unknown resultRef' });

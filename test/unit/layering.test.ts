@@ -18,7 +18,20 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * store/ implements it; plugin/ (the worker's Temporal plugin and payload codec) sits below
  * server/, whose codec endpoint uses the same codec.
  */
-const LAYERS = ['core', 'telemetry', 'providers', 'store', 'browser', 'connections', 'activities', 'workflows', 'plugin', 'server', 'bin'];
+const LAYERS = [
+  'core',
+  'telemetry',
+  'providers',
+  'store',
+  'browser',
+  'connections',
+  'approvals',
+  'activities',
+  'workflows',
+  'plugin',
+  'server',
+  'bin',
+];
 const layerOf = (file: string): number => LAYERS.indexOf(relative(ROOT, file).split(sep)[0]);
 
 interface Import {

@@ -13,17 +13,21 @@
  * a child workflow: it lasts minutes or days, needs no polling and survives restarts of every
  * worker.
  */
-import { ParentClosePolicy, proxyActivities, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { condition, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ExecuteActivities } from '../../activities/execute-tool.js';
 import type { ResultSliceAnswer } from '../../activities/read-result.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
+import { approvalSettledSignal } from '../../approvals/workflow.js';
 import type { ConnectionWorkflowResult, connectionWorkflow } from '../../connections/workflow.js';
+import type { ApprovalSummary } from '../../core/approval-summary.js';
+import type { ApprovalStatus } from '../../core/approvals.js';
 import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import { HEARTBEAT_TIMEOUT } from '../tool-batch.js';
 
 export type { ResultSliceAnswer } from '../../activities/read-result.js';
+export { type ApprovalSettled, approvalSettledSignal } from '../../approvals/workflow.js';
 export {
   type ConnectionOutcome,
   type ConnectionWorkflowInput,
@@ -32,9 +36,11 @@ export {
   connectionStatusQuery,
   waitForConnectionUpdate,
 } from '../../connections/workflow.js';
+export type { ApprovalSummary } from '../../core/approval-summary.js';
+export type { ApprovalStatus, ApprovalWaitStatus } from '../../core/approvals.js';
 export type { AttemptStatus, WaitStatus } from '../../core/connection.js';
 export type { ToolCallRequest, ToolFailure, ToolOutcome } from '../../core/execution.js';
-export { connectionWorkflowId, toolBatchWorkflowId } from '../../core/ids.js';
+export { approvalWorkflowId, connectionWorkflowId, toolBatchWorkflowId } from '../../core/ids.js';
 
 export interface SwitchboardOptions {
   /** Who the workflow acts for. Identity comes from here, never from tool arguments. */
@@ -66,7 +72,30 @@ export interface ConnectUrlNotice {
   reason: 'not_connected' | 'needs_reauth';
 }
 
+/** What the approval-url callback activity receives: a call waits for a person's approval. */
+export interface ApprovalUrlNotice {
+  tenantId: string;
+  userId: string;
+  tool: string;
+  approvalId: string;
+  /** Give it to the human (or an approver); they approve or deny the call there. */
+  url: string;
+  /** What will run, as the human sees it (secrets redacted). */
+  summary?: ApprovalSummary;
+  reason: 'approval_required';
+}
+
 export interface ExecuteOptions {
+  /**
+   * Name of one of your activities, called with an ApprovalUrlNotice when the call needs a
+   * person's approval (for executeWithConnect, default its onConnectUrl). Either way the workflow
+   * then waits durably for the decision (as long as the approval lives: a day by default, up to
+   * 30 days) and answers the approved call's outcome — the call runs once, by Switchboard — or
+   * the approval_required failure with approvalStatus DENIED or EXPIRED.
+   */
+  onApprovalUrl?: string;
+  /** Task queue of that activity; default your workflow's own. */
+  onApprovalUrlTaskQueue?: string;
   /** Read-only calls may be retried if a worker is lost; default false (never repeat a write). */
   retryable?: boolean;
   /**
@@ -85,7 +114,11 @@ export interface ExecuteOptions {
 }
 
 export interface ExecuteWithConnectOptions extends ExecuteOptions {
-  /** Name of one of your activities, called with a ConnectUrlNotice. */
+  /**
+   * Name of one of your activities, called with a ConnectUrlNotice — and with an ApprovalUrlNotice
+   * (`reason: 'approval_required'`) when the call needs a person's approval, unless onApprovalUrl
+   * names another activity.
+   */
   onConnectUrl: string;
   /** Task queue of that activity; default your workflow's own. */
   onConnectUrlTaskQueue?: string;
@@ -94,6 +127,11 @@ export interface ExecuteWithConnectOptions extends ExecuteOptions {
 }
 
 export const DEFAULT_RATE_LIMIT_RETRIES = 3;
+/** While waiting for an approval, the database is asked this often too, should its settled signal have been lost. */
+const APPROVAL_RECHECK_MS = 60 * 60 * 1000;
+
+/** Approvals of this workflow that are settled, by id (their workflows signal this one). */
+const settledApprovals = new Map<string, ApprovalStatus>();
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_SEC = 900;
 
 export function switchboard(options: SwitchboardOptions) {
@@ -112,6 +150,9 @@ export function switchboard(options: SwitchboardOptions) {
       retry: { maximumAttempts: retryable ? 3 : 1 },
     });
   const caller = { tenantId: options.tenantId, userId: options.userId };
+  setHandler(approvalSettledSignal, ({ approvalId, status }) => {
+    settledApprovals.set(approvalId, status);
+  });
 
   async function connect(integration: string): Promise<PendingConnection> {
     const prepared = await helpers.prepareConnection({ ...caller, integration, ttlSec: options.connectTtlSec ?? 7 * 24 * 3600 });
@@ -133,7 +174,41 @@ export function switchboard(options: SwitchboardOptions) {
       callKey: `${workflowInfo().workflowId}#${uuid4()}`,
       ...caller,
       call,
+      // A gated call's approval signals this workflow once it is settled.
+      notifyApproval: true,
     }) as Promise<ToolOutcome>;
+
+  /**
+   * A call that answered approval_required: tells the human (the notice activity, when named),
+   * waits durably until the approval is settled — woken by its workflow's signal, with an hourly
+   * look at the database in case a signal was lost — and answers the approved call's outcome, or
+   * the approval_required failure with the approval's final status.
+   */
+  async function awaitApproval(
+    call: ToolCallRequest,
+    outcome: ToolOutcome,
+    notice?: { activity: string; taskQueue?: string },
+  ): Promise<ToolOutcome> {
+    if (outcome.ok || outcome.error.code !== 'approval_required' || !outcome.error.approvalId) return outcome;
+    const { approvalId, url, summary } = outcome.error;
+    if (notice) {
+      const notify = proxyActivities<Record<string, (n: ApprovalUrlNotice) => Promise<void>>>({
+        taskQueue: notice.taskQueue ?? workflowInfo().taskQueue,
+        startToCloseTimeout: '1 minute',
+        retry: { maximumAttempts: 5 },
+      });
+      await notify[notice.activity]({ ...caller, tool: call.tool, approvalId, url: url ?? '', summary, reason: 'approval_required' });
+    }
+    // The approval's workflow signals once it is settled (its call ran, or never will).
+    for (;;) {
+      if (await condition(() => settledApprovals.has(approvalId), APPROVAL_RECHECK_MS)) break;
+      const answer = await helpers.approvalOutcome({ ...caller, approvalId });
+      if (answer.status !== 'PENDING' && (answer.status !== 'APPROVED' || answer.result)) break;
+    }
+    const answer = await helpers.approvalOutcome({ ...caller, approvalId });
+    if (answer.result) return answer.result;
+    return { ok: false, error: { ...outcome.error, approvalStatus: answer.status } };
+  }
 
   /**
    * Runs a tool. A read the service rate-limits is run again after a durable sleep until its reset
@@ -142,7 +217,8 @@ export function switchboard(options: SwitchboardOptions) {
    * carry the same commands as before.
    */
   async function execute(call: ToolCallRequest, opts: ExecuteOptions = {}): Promise<ToolOutcome> {
-    let outcome = await runOnce(call, opts);
+    const notice = opts.onApprovalUrl ? { activity: opts.onApprovalUrl, taskQueue: opts.onApprovalUrlTaskQueue } : undefined;
+    let outcome = await awaitApproval(call, await runOnce(call, opts), notice);
     let waitedSec = 0;
     let repeatable: boolean | undefined;
     for (let retry = 0; retry < (opts.rateLimitRetries ?? DEFAULT_RATE_LIMIT_RETRIES); retry++) {
@@ -153,7 +229,7 @@ export function switchboard(options: SwitchboardOptions) {
       if (!repeatable) break;
       await sleep(waitSec * 1000);
       waitedSec += waitSec;
-      outcome = await runOnce(call, opts);
+      outcome = await awaitApproval(call, await runOnce(call, opts), notice);
     }
     return outcome;
   }
@@ -168,7 +244,13 @@ export function switchboard(options: SwitchboardOptions) {
       startToCloseTimeout: '1 minute',
       retry: { maximumAttempts: 5 },
     });
-    let outcome = await execute(call, opts);
+    // An approval's link goes to the same activity as a connect link, unless another is named.
+    const withApproval = {
+      ...opts,
+      onApprovalUrl: opts.onApprovalUrl ?? opts.onConnectUrl,
+      onApprovalUrlTaskQueue: opts.onApprovalUrlTaskQueue ?? opts.onConnectUrlTaskQueue,
+    };
+    let outcome = await execute(call, withApproval);
     for (let sent = 0; sent < (opts.maxConnects ?? 3); sent++) {
       if (outcome.ok || (outcome.error.code !== 'not_connected' && outcome.error.code !== 'needs_reauth')) return outcome;
       const reason = outcome.error.code;
@@ -176,7 +258,7 @@ export function switchboard(options: SwitchboardOptions) {
       const pending = await connect(integration);
       await notify[opts.onConnectUrl]({ ...caller, integration, connectionId: pending.connectionId, url: pending.url, reason });
       const { status } = await pending.wait();
-      if (status === 'CONNECTED') outcome = await execute(call, opts);
+      if (status === 'CONNECTED') outcome = await execute(call, withApproval);
     }
     return outcome;
   }

@@ -1,0 +1,54 @@
+/**
+ * Which tool calls wait for a person's approval, and who may give it. Pure: the execute activity
+ * (the gate), search, get_tool_schema, the portal and the decision all ask these same functions.
+ */
+import { ADMIN_ROLE, matchesAny, type TenantSettings } from './policy.js';
+
+/** Whether destructive tools need approval when a tenant has not said. */
+export const APPROVE_DESTRUCTIVE_DEFAULT = true;
+
+/** The approver "role" that names the caller themself. */
+export const SELF_APPROVER = 'self';
+
+/** Who approves when a tenant has not said: the caller themself, and administrators. */
+export const DEFAULT_APPROVER_ROLES: readonly string[] = [SELF_APPROVER, ADMIN_ROLE];
+
+/** How long an approval waits for a decision when a tenant has not said: 24 hours. */
+export const DEFAULT_APPROVAL_TTL_SEC = 24 * 3600;
+/** The longest a tenant may let an approval wait: 30 days. */
+export const MAX_APPROVAL_TTL_SEC = 30 * 24 * 3600;
+
+/**
+ * Whether a call of this tool needs approval: its unqualified name matches `approvalTools`, or it
+ * is marked destructive and `approveDestructive` is on (the default).
+ */
+export function needsApproval(settings: TenantSettings, tool: { name: string; access: string }): boolean {
+  if (settings.approvalTools?.length && matchesAny(settings.approvalTools, tool.name)) return true;
+  return tool.access === 'destructive' && (settings.approveDestructive ?? APPROVE_DESTRUCTIVE_DEFAULT);
+}
+
+export const approverRoles = (settings: TenantSettings): readonly string[] => settings.approverRoles ?? DEFAULT_APPROVER_ROLES;
+
+export const approvalTtlSec = (settings: TenantSettings): number =>
+  Math.min(settings.approvalTtlSec ?? DEFAULT_APPROVAL_TTL_SEC, MAX_APPROVAL_TTL_SEC);
+
+/**
+ * Whether `approver` may decide a call `requesterUserId` made in `tenantId`: same tenant, and either
+ * the approver is the requester and `self` is an approver role, or the approver holds one of the
+ * approver roles. With `approverRoles` set without `self`, an organisation can require that someone
+ * else (a role other than the caller's own) approves.
+ */
+export function mayApprove(
+  settings: TenantSettings,
+  approval: { tenantId: string; requesterUserId: string },
+  approver: { tenantId: string; userId: string; roles: readonly string[] },
+): boolean {
+  if (approver.tenantId !== approval.tenantId) return false;
+  const roles = approverRoles(settings);
+  if (approver.userId === approval.requesterUserId && roles.includes(SELF_APPROVER)) return true;
+  return roles.some((r) => r !== SELF_APPROVER && approver.roles.includes(r));
+}
+
+/** Whether `approver` may decide calls of other users of the tenant (the portal's organisation list). */
+export const approvesForOthers = (settings: TenantSettings, roles: readonly string[]): boolean =>
+  approverRoles(settings).some((r) => r !== SELF_APPROVER && roles.includes(r));

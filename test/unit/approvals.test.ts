@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { approvalTtlSec, approvesForOthers, mayApprove, needsApproval } from '../../core/approval-policy.js';
+import { approvalSummary, SECRET_PLACEHOLDER } from '../../core/approval-summary.js';
+import { approvalWaitStatus, isSettled } from '../../core/approvals.js';
+import { inputJsonSchema } from '../../core/json-schema.js';
+import { tenantSettingsSchema } from '../../core/policy.js';
+
+const requester = { tenantId: 'ten_a', requesterUserId: 'usr_alice' };
+const as = (userId: string, roles: string[] = [], tenantId = 'ten_a') => ({ tenantId, userId, roles });
+
+describe('approval policy', () => {
+  it('destructive tools need approval by default; approveDestructive: false lifts it; approvalTools adds by pattern', () => {
+    expect(needsApproval({}, { name: 'delete_note', access: 'destructive' })).toBe(true);
+    expect(needsApproval({}, { name: 'create_note', access: 'write' })).toBe(false);
+    expect(needsApproval({ approveDestructive: false }, { name: 'delete_note', access: 'destructive' })).toBe(false);
+    expect(needsApproval({ approvalTools: ['send_*'] }, { name: 'send_message', access: 'write' })).toBe(true);
+    expect(needsApproval({ approvalTools: ['send_*'], approveDestructive: false }, { name: 'delete_note', access: 'destructive' })).toBe(
+      false,
+    );
+  });
+
+  it('default approvers: the caller themself and administrators of the same tenant; nobody of another tenant', () => {
+    expect(mayApprove({}, requester, as('usr_alice'))).toBe(true);
+    expect(mayApprove({}, requester, as('usr_ada', ['admin']))).toBe(true);
+    expect(mayApprove({}, requester, as('usr_bob', ['member']))).toBe(false);
+    expect(mayApprove({}, requester, as('usr_carol', ['admin'], 'ten_b'))).toBe(false);
+    expect(mayApprove({}, requester, as('usr_alice', ['admin'], 'ten_b'))).toBe(false);
+  });
+
+  it('approverRoles without self: someone else with the role must approve (the caller too, only with the role)', () => {
+    const settings = { approverRoles: ['lead'] };
+    expect(mayApprove(settings, requester, as('usr_alice', ['member']))).toBe(false);
+    expect(mayApprove(settings, requester, as('usr_alice', ['lead']))).toBe(true);
+    expect(mayApprove(settings, requester, as('usr_lee', ['lead']))).toBe(true);
+    expect(mayApprove(settings, requester, as('usr_ada', ['admin']))).toBe(false);
+    expect(approvesForOthers(settings, ['lead'])).toBe(true);
+    expect(approvesForOthers({}, ['member'])).toBe(false);
+    expect(approvesForOthers({ approverRoles: ['self'] }, ['admin'])).toBe(false);
+  });
+
+  it('the TTL defaults to a day and is at most 30 days; settings are validated', () => {
+    expect(approvalTtlSec({})).toBe(86_400);
+    expect(approvalTtlSec({ approvalTtlSec: 60 })).toBe(60);
+    expect(tenantSettingsSchema.safeParse({ approvalTtlSec: 30 * 86_400 + 1 }).success).toBe(false);
+    expect(tenantSettingsSchema.safeParse({ approvalTtlSec: 0 }).success).toBe(false);
+    expect(tenantSettingsSchema.safeParse({ approverRoles: [] }).success).toBe(false);
+    expect(
+      tenantSettingsSchema.safeParse({ approverRoles: ['self', 'lead'], approvalTools: ['merge_*'], approveDestructive: true }).success,
+    ).toBe(true);
+  });
+
+  it('wait statuses: running and done count as APPROVED, cancelled as EXPIRED', () => {
+    expect(['PENDING', 'APPROVED', 'RUNNING', 'DONE', 'DENIED', 'EXPIRED', 'CANCELLED'].map((s) => approvalWaitStatus(s as never))).toEqual(
+      ['PENDING', 'APPROVED', 'APPROVED', 'APPROVED', 'DENIED', 'EXPIRED', 'EXPIRED'],
+    );
+    expect(isSettled('APPROVED')).toBe(false);
+    expect(isSettled('DONE')).toBe(true);
+  });
+});
+
+describe('approval summary', () => {
+  const tool = {
+    input: z.object({
+      to: z.string(),
+      // A secret argument is marked in the tool's schema; its name need not say so.
+      code: z.string().meta({ 'x-secret': true }),
+      nested: z.object({ pin: z.string().meta({ writeOnly: true }), label: z.string() }).optional(),
+      items: z.array(z.object({ otp: z.string().meta({ 'x-secret': true }) })).optional(),
+      body: z.string().optional(),
+      apiKey: z.string().optional(),
+    }),
+  };
+
+  it('a zod field marked secret carries the marking into the JSON Schema', () => {
+    const schema = inputJsonSchema(tool) as { properties: Record<string, Record<string, unknown>> };
+    expect(schema.properties.code['x-secret']).toBe(true);
+  });
+
+  it('replaces every secret value (marked in the schema, or named like a secret), cuts long values, names the account', () => {
+    const args = {
+      to: 'ops',
+      code: 'c0de-SECRET',
+      nested: { pin: '1234-SECRET', label: 'x' },
+      items: [{ otp: 'otp-SECRET' }, { otp: 'otp2-SECRET' }],
+      body: 'é'.repeat(400),
+      apiKey: 'key-SECRET',
+    };
+    const summary = approvalSummary('svc__send', 'work account', args, inputJsonSchema(tool));
+    expect(JSON.stringify(summary)).not.toContain('SECRET');
+    expect(summary).toEqual({
+      tool: 'svc__send',
+      account: 'work account',
+      arguments: {
+        to: 'ops',
+        code: SECRET_PLACEHOLDER,
+        nested: { pin: SECRET_PLACEHOLDER, label: 'x' },
+        items: [{ otp: SECRET_PLACEHOLDER }, { otp: SECRET_PLACEHOLDER }],
+        body: `${'é'.repeat(300)}… (400 characters)`,
+        apiKey: SECRET_PLACEHOLDER,
+      },
+    });
+  });
+
+  it('bounds lists, objects and depth', () => {
+    const summary = approvalSummary(
+      't',
+      null,
+      { list: Array.from({ length: 25 }, (_, i) => i), deep: { a: { b: { c: { d: 1 } } } } },
+      undefined,
+    );
+    expect(summary.arguments.list).toEqual([...Array.from({ length: 20 }, (_, i) => i), '… (5 more)']);
+    expect(summary.arguments.deep).toEqual({ a: { b: { c: '…' } } });
+  });
+});
