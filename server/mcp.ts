@@ -9,6 +9,7 @@ import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import { closeMcpSession, findMcpSession, type McpSession, openMcpSession } from '../store/mcp-sessions.js';
 import type { ServiceContext } from './context.js';
+import { approveByElicitation, hasPendingApproval } from './mcp-approval-elicitation.js';
 import { connectByElicitation, integrationsToConnect, RequestProgress } from './mcp-connect-elicitation.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
@@ -60,20 +61,23 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     try {
       const args = request.params.arguments ?? {};
       const body = await runMetaTool(tool, ctx, caller, args, { progress });
-      const missing = declaresUrlElicitation(session) ? integrationsToConnect(tool.name, body) : [];
-      if (!missing.length) return toolResult(body, false);
-      // The client can show a URL: connect through it, then run what needed the connection again.
-      // Whatever goes wrong from here, the first answer stands: its calls ran, and must not look as if they had not.
+      if (!declaresUrlElicitation(session)) return toolResult(body, false);
+      // The client can show a URL: connect through it (then run what needed the connection again),
+      // and show approval pages (the approval workflow runs the approved call). Whatever goes wrong
+      // from here, the answer so far stands: its calls ran, and must not look as if they had not.
+      let answer = body;
       try {
-        const connected = await connectByElicitation(ctx, caller, missing, extra, reporter);
-        return toolResult(connected.length ? await runAgain(ctx, caller, tool, args, body, connected) : body, false);
+        const missing = integrationsToConnect(tool.name, answer);
+        const connected = missing.length ? await connectByElicitation(ctx, caller, missing, extra, reporter) : [];
+        if (connected.length) answer = await runAgain(ctx, caller, tool, args, answer, connected);
+        if (hasPendingApproval(ctx, tool.name, answer)) {
+          const flatNames = ((args as { executions?: { tool?: string }[] }).executions ?? []).map((e) => String(e.tool ?? ''));
+          answer = await approveByElicitation(ctx, caller, tool.name, answer, extra, reporter, flatNames);
+        }
       } catch (err) {
-        ctx.logger.warn(
-          { tool: tool.name, err: (err as Error).message },
-          'connecting through URL elicitation failed; the first answer stands',
-        );
-        return toolResult(body, false);
+        ctx.logger.warn({ tool: tool.name, err: (err as Error).message }, 'URL elicitation failed; the answer so far stands');
       }
+      return toolResult(answer, false);
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return toolResult(err.body, true);

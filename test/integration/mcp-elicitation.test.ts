@@ -198,3 +198,49 @@ describe('URL elicitation for connect', () => {
     }
   });
 });
+
+describe('URL elicitation for approvals', () => {
+  it('a destructive call sends the approval page; once the person approves, the call answers what the approved run did', async () => {
+    const erin = await world.user({ tenantId: alice.user.tenantId });
+    const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    const elicited: { url: string; elicitationId: string }[] = [];
+    const completed: string[] = [];
+    let decided: Promise<unknown> | undefined;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { url: string; elicitationId: string };
+      elicited.push(params);
+      // The person (here the caller themself, the default approver) reads what will run and approves.
+      decided = (async () => {
+        const page = await signedInPage(browser, erin);
+        await page.goto(params.url);
+        await page.getByRole('button', { name: 'Approve' }).click();
+        await page.waitForURL(/done=approved/);
+        await page.context().close();
+      })();
+      return { action: 'accept' };
+    });
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => {
+      completed.push(n.params.elicitationId);
+    });
+    await client.connect(transportFor(erin));
+    try {
+      const created = await client.callTool({
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'jots_create_note', args: { title: 'To delete', body: 'soon gone' } }] },
+      });
+      const id = (created.structuredContent as { results: { result: { id: string } }[] }).results[0].result.id;
+      const answer = await client.callTool(
+        { name: 'execute_tools', arguments: { executions: [{ tool: 'jots_delete_note', args: { id } }] } },
+        undefined,
+        { timeout: 120_000 },
+      );
+      await decided;
+      expect(elicited).toHaveLength(1);
+      expect(elicited[0].url).toMatch(new RegExp(`^${stack.baseUrl}/portal/approvals/`));
+      expect(completed).toEqual([elicited[0].elicitationId]);
+      expect((answer.structuredContent as { results: unknown[] }).results).toEqual([{ result: { deleted: true, id } }]);
+    } finally {
+      await client.close();
+    }
+  }, 150_000);
+});
