@@ -132,7 +132,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         call: input.call,
         settings,
         schema: inputJsonSchema(found.tool),
-        account: account && { id: account.id, label: account.label },
+        account: account && { id: account.id, label: account.label, scope: account.scope },
         timeoutMs: input.timeoutMs,
         notifyWorkflowId: notifyWorkflowId(input),
       });

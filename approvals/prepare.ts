@@ -45,7 +45,7 @@ export async function requestApproval(
     settings: TenantSettings;
     /** The tool's arguments as JSON Schema: its secret fields are redacted in the summary. */
     schema: Record<string, unknown> | undefined;
-    account: { id: string; label: string } | undefined;
+    account: { id: string; label: string; scope: 'user' | 'tenant' } | undefined;
   },
 ): Promise<ToolOutcome> {
   const { approval, created } = await createApproval(deps.pool, deps.keyring, {
@@ -57,6 +57,7 @@ export async function requestApproval(
     call: input.account ? { ...input.call, account: input.account.id } : input.call,
     accountId: input.account?.id ?? null,
     accountLabel: input.account?.label ?? null,
+    accountScope: input.account?.scope ?? 'user',
     summary: approvalSummary(input.call.tool, input.account?.label ?? null, input.call.args ?? {}, input.schema),
     ttlSec: approvalTtlSec(input.settings),
   });

@@ -29,6 +29,9 @@ export function needsApproval(settings: TenantSettings, tool: { name: string; ac
 
 export const approverRoles = (settings: TenantSettings): readonly string[] => settings.approverRoles ?? DEFAULT_APPROVER_ROLES;
 
+/** Who approves calls on organisation accounts: `orgApproverRoles`, else the tenant's approver roles. */
+export const orgApproverRoles = (settings: TenantSettings): readonly string[] => settings.orgApproverRoles ?? approverRoles(settings);
+
 export const approvalTtlSec = (settings: TenantSettings): number =>
   Math.min(settings.approvalTtlSec ?? DEFAULT_APPROVAL_TTL_SEC, MAX_APPROVAL_TTL_SEC);
 
@@ -40,15 +43,16 @@ export const approvalTtlSec = (settings: TenantSettings): number =>
  */
 export function mayApprove(
   settings: TenantSettings,
-  approval: { tenantId: string; requesterUserId: string },
+  approval: { tenantId: string; requesterUserId: string; accountScope?: 'user' | 'tenant' },
   approver: { tenantId: string; userId: string; roles: readonly string[] },
 ): boolean {
   if (approver.tenantId !== approval.tenantId) return false;
-  const roles = approverRoles(settings);
+  // A call on an organisation account may need someone else: orgApproverRoles without `self`.
+  const roles = approval.accountScope === 'tenant' ? orgApproverRoles(settings) : approverRoles(settings);
   if (approver.userId === approval.requesterUserId && roles.includes(SELF_APPROVER)) return true;
   return roles.some((r) => r !== SELF_APPROVER && approver.roles.includes(r));
 }
 
 /** Whether `approver` may decide calls of other users of the tenant (the portal's organisation list). */
 export const approvesForOthers = (settings: TenantSettings, roles: readonly string[]): boolean =>
-  approverRoles(settings).some((r) => r !== SELF_APPROVER && roles.includes(r));
+  [...approverRoles(settings), ...orgApproverRoles(settings)].some((r) => r !== SELF_APPROVER && roles.includes(r));

@@ -30,6 +30,8 @@ export const tenantSettingsSchema = z.strictObject({
   approveDestructive: z.boolean().optional(),
   /** Who may approve: role names, and `self` for the caller themself. Absent: `self` and `admin`. */
   approverRoles: z.array(roleNameSchema).min(1, 'expected at least one approver role (or self)').optional(),
+  /** Who approves calls on organisation accounts (default: approverRoles); without `self`, never the caller. */
+  orgApproverRoles: z.array(roleNameSchema).min(1, 'expected at least one approver role (or self)').optional(),
   /** How long an approval waits for a decision, in seconds (at most 30 days). Absent: 24 hours. */
   approvalTtlSec: z
     .number()

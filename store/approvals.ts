@@ -21,6 +21,8 @@ export interface Approval {
   tool: string;
   accountId: string | null;
   accountLabel: string | null;
+  /** `tenant`: the call runs on an organisation account (orgApproverRoles decide it). */
+  accountScope: 'user' | 'tenant';
   summary: ApprovalSummary;
   status: ApprovalStatus;
   decidedBy: string | null;
@@ -32,7 +34,7 @@ export interface Approval {
 }
 
 const COLUMNS = `id, tenant_id AS "tenantId", requester_user_id AS "requesterUserId", tool, account_id AS "accountId",
-  account_label AS "accountLabel", summary, status, decided_by AS "decidedBy", decided_at AS "decidedAt", reason,
+  account_label AS "accountLabel", account_scope AS "accountScope", summary, status, decided_by AS "decidedBy", decided_at AS "decidedAt", reason,
   outcome_code AS "outcomeCode", created_at AS "createdAt", expires_at AS "expiresAt"`;
 
 export const newApprovalId = (): string => `apr_${randomBytes(16).toString('base64url')}`;
@@ -58,6 +60,7 @@ export async function createApproval(
     call: ToolCallRequest;
     accountId: string | null;
     accountLabel: string | null;
+    accountScope: 'user' | 'tenant';
     summary: ApprovalSummary;
     ttlSec: number;
   },
@@ -65,8 +68,8 @@ export async function createApproval(
   const id = newApprovalId();
   const sealed = keyring.encrypt(JSON.stringify(input.call), callAad({ id, ...input }));
   const { rows } = await db.query(
-    `INSERT INTO approvals (id, call_key, tenant_id, requester_user_id, tool, account_id, account_label, sealed_call, summary, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+    `INSERT INTO approvals (id, call_key, tenant_id, requester_user_id, tool, account_id, account_label, sealed_call, summary, expires_at, account_scope)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10), $11)
      ON CONFLICT (call_key) DO NOTHING RETURNING ${COLUMNS}`,
     [
       id,
@@ -79,6 +82,7 @@ export async function createApproval(
       sealed,
       input.summary,
       input.ttlSec,
+      input.accountScope,
     ],
   );
   if (rows[0]) return { approval: rows[0], created: true };

@@ -15,6 +15,7 @@ const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[]
   { key: 'connectionRoles', set: 'connection-roles', clear: 'any-role' },
   { key: 'approvalTools', set: 'approval-tools', clear: 'no-approval-tools' },
   { key: 'approverRoles', set: 'approver-roles', clear: 'default-approvers' },
+  { key: 'orgApproverRoles', set: 'org-approver-roles', clear: 'default-org-approvers' },
 ];
 
 /** Each scalar setting: the option that sets it (parsed from its text) and the flag that removes it. */
@@ -107,6 +108,7 @@ export const settingsGroup: Group = {
         "[--approval-tools 'merge_*,send_message' | --no-approval-tools]",
         '[--approve-destructive yes|no | --default-approve-destructive]',
         '[--approver-roles self,admin,lead | --default-approvers]',
+        '[--org-approver-roles admin | --default-org-approvers]',
         '[--approval-ttl-sec 86400 | --default-approval-ttl]',
       ].join('\n    '),
       summary: "Change a tenant's settings; prints the result",
@@ -121,6 +123,8 @@ export const settingsGroup: Group = {
         '  --approval-tools     a call of a tool matching one of these patterns waits for a person to approve it',
         '  --approve-destructive  yes (the default): every destructive tool waits for approval; no: only --approval-tools do',
         '  --approver-roles     who may approve: these roles, and self for the caller themself (default: self,admin)',
+        '  --org-approver-roles who may approve calls on organisation accounts (default: --approver-roles); without self,',
+        '                       a caller never approves their own call on one',
         '  --approval-ttl-sec   how long an approval waits for a decision (default 86400, at most 2592000 = 30 days)',
         'Tool names are unqualified (list_repos, not github_list_repos). Patterns use letters, digits, _, - and *,',
         'where * matches any run of characters. Quote them in the shell.',

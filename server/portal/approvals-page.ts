@@ -6,6 +6,7 @@ import {
   approverRoles,
   approvesForOthers,
   mayApprove,
+  orgApproverRoles,
   SELF_APPROVER,
 } from '../../core/approval-policy.js';
 import type { TenantSettings } from '../../core/policy.js';
@@ -39,13 +40,15 @@ const unknownPage = () => messagePage('No such approval', 'There is no approval 
 const approvalPath = (a: Pick<Approval, 'id'>) => `/portal/approvals/${encodeURIComponent(a.id)}`;
 
 function policyBox(settings: TenantSettings): SafeHtml {
-  const roles = approverRoles(settings).map((r) => (r === SELF_APPROVER ? 'the caller themself' : `role ${r}`));
+  const who = (list: readonly string[]) => list.map((r) => (r === SELF_APPROVER ? 'the caller themself' : `role ${r}`)).join(', ');
+  const roles = who(approverRoles(settings));
+  const orgRoles = settings.orgApproverRoles ? who(orgApproverRoles(settings)) : undefined;
   const destructive = settings.approveDestructive ?? APPROVE_DESTRUCTIVE_DEFAULT;
   const tools = settings.approvalTools?.length ? settings.approvalTools : [];
   const hours = Math.round((approvalTtlSec(settings) / 3600) * 10) / 10;
   return html`<div class="box" data-approval-policy><p class="muted">Your organisation's approval settings:
 ${destructive ? 'every destructive tool' : 'no tool for being destructive'}${tools.length ? html` and tools matching <code>${tools.join(', ')}</code>` : ''}
-wait for approval; approved by ${roles.join(', ')}; an approval expires after ${hours} h.</p></div>`;
+wait for approval; approved by ${roles}${orgRoles ? html` (on organisation accounts: ${orgRoles})` : ''}; an approval expires after ${hours} h.</p></div>`;
 }
 
 function statusTag(a: Approval): SafeHtml {

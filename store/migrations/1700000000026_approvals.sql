@@ -14,6 +14,8 @@ CREATE TABLE approvals (
   tool               text NOT NULL,
   account_id         text,
   account_label      text,
+  -- 'tenant': the call runs on an organisation account, whose calls orgApproverRoles decide.
+  account_scope      text NOT NULL DEFAULT 'user',
   sealed_call        text NOT NULL,
   summary            jsonb NOT NULL,
   status             text NOT NULL DEFAULT 'PENDING',

@@ -39,6 +39,19 @@ describe('approval policy', () => {
     expect(approvesForOthers({ approverRoles: ['self'] }, ['admin'])).toBe(false);
   });
 
+  it('orgApproverRoles: calls on organisation accounts can require someone else, whatever the caller may approve of their own', () => {
+    const settings = { orgApproverRoles: ['admin'] };
+    const onOrg = { ...requester, accountScope: 'tenant' as const };
+    // Their own call on their own account: self still approves (approverRoles default).
+    expect(mayApprove(settings, requester, as('usr_alice'))).toBe(true);
+    // On an organisation account: not the caller (without the role), an administrator yes.
+    expect(mayApprove(settings, onOrg, as('usr_alice', ['member']))).toBe(false);
+    expect(mayApprove(settings, onOrg, as('usr_ada', ['admin']))).toBe(true);
+    // Unset, organisation accounts follow approverRoles.
+    expect(mayApprove({}, onOrg, as('usr_alice'))).toBe(true);
+    expect(approvesForOthers({ approverRoles: ['self'], orgApproverRoles: ['lead'] }, ['lead'])).toBe(true);
+  });
+
   it('the TTL defaults to a day and is at most 30 days; settings are validated', () => {
     expect(approvalTtlSec({})).toBe(86_400);
     expect(approvalTtlSec({ approvalTtlSec: 60 })).toBe(60);
