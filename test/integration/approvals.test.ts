@@ -4,12 +4,13 @@ import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
+import { approvalFor } from '../../approvals/decide.js';
 import { approvalDecidedSignal } from '../../approvals/workflow.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
 import { csrfToken } from '../../server/portal/csrf.js';
-import { getApproval, openApprovedCall, resealApprovals } from '../../store/approvals.js';
+import { createApproval, getApproval, openApprovedCall, resealApprovals } from '../../store/approvals.js';
 import { Keyring } from '../../store/keyring.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { registry } from '../../telemetry/metrics.js';
@@ -597,6 +598,36 @@ describe('replay', () => {
           break;
         }
       }
+    }
+  });
+});
+
+describe('organisation accounts', () => {
+  it('orgApproverRoles: a call on an organisation account needs an approver other than the caller; the caller cannot decide it', async () => {
+    const tenantId = alice.user.tenantId;
+    await setSettings(alice, { orgApproverRoles: ['admin'] });
+    try {
+      const { approval } = await createApproval(pool, stack.services.keyring, {
+        callKey: `org-call-${randomBytes(4).toString('hex')}`,
+        tenantId,
+        requesterUserId: alice.user.id,
+        call: { tool: 'up__echo', args: {} },
+        accountId: null,
+        accountLabel: 'Team account',
+        accountScope: 'tenant',
+        summary: { tool: 'up__echo', account: 'Team account', arguments: {} },
+        ttlSec: 600,
+      });
+      const caller = (user: TestUser) => ({ tenantId, userId: user.user.id, roles: user.user.roles });
+      // The caller (self is an approver of their own calls, but not on organisation accounts here), a member: not theirs to decide.
+      expect(await approvalFor({ pool }, caller(alice), approval.id)).toBeUndefined();
+      expect(await approvalFor({ pool }, caller(bob), approval.id)).toBeUndefined();
+      expect((await approvalFor({ pool }, caller(ada), approval.id))?.id).toBe(approval.id);
+      // Their own account's calls still follow approverRoles (self).
+      const own = await gatedDelete(alice);
+      expect((await approvalFor({ pool }, caller(alice), own.approvalId))?.id).toBe(own.approvalId);
+    } finally {
+      await setSettings(alice, {});
     }
   });
 });
