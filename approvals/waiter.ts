@@ -3,14 +3,13 @@ import type { Logger } from 'pino';
 import type { ApprovalStatus } from '../core/approvals.js';
 import { MetaToolError } from '../core/errors.js';
 import { approvalWorkflowId } from '../core/ids.js';
+import { SharedWaits } from '../core/shared-waits.js';
 import { getApproval } from '../store/approvals.js';
 import type { Pool } from '../store/database.js';
 import { waitForApprovalUpdate } from './workflow.js';
 
 /** How long past a wait's own deadline the client keeps listening before it reads the database. */
 const GRACE_MS = 15_000;
-/** Deadlines this close together count as the same wait. */
-const SAME_DEADLINE_MS = 1_000;
 
 /**
  * `wait_for_approval`: an Update on the approval's workflow, which returns the moment the approval
@@ -20,7 +19,7 @@ const SAME_DEADLINE_MS = 1_000;
  * A wait never changes the approval: only a decision or the approval's own TTL does.
  */
 export class ApprovalWaiter {
-  private readonly inflight = new Map<string, { deadline: number; promise: Promise<ApprovalStatus> }>();
+  private readonly waits = new SharedWaits<ApprovalStatus>();
 
   constructor(
     private readonly temporal: Client,
@@ -28,17 +27,9 @@ export class ApprovalWaiter {
     private readonly logger: Logger,
   ) {}
 
-  async wait(approvalId: string, timeoutSec: number): Promise<ApprovalStatus> {
+  wait(approvalId: string, timeoutSec: number): Promise<ApprovalStatus> {
     const deadline = Date.now() + timeoutSec * 1000;
-    const shared = this.inflight.get(approvalId);
-    if (shared && shared.deadline <= deadline + SAME_DEADLINE_MS) return shared.promise;
-    const promise = this.runUpdate(approvalId, timeoutSec, deadline);
-    this.inflight.set(approvalId, { deadline, promise });
-    try {
-      return await promise;
-    } finally {
-      if (this.inflight.get(approvalId)?.promise === promise) this.inflight.delete(approvalId);
-    }
+    return this.waits.wait(approvalId, deadline, () => this.runUpdate(approvalId, timeoutSec, deadline));
   }
 
   private async runUpdate(approvalId: string, timeoutSec: number, deadline: number): Promise<ApprovalStatus> {

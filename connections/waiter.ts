@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { WaitStatus } from '../core/connection.js';
 import { MetaToolError } from '../core/errors.js';
 import { connectionWorkflowId } from '../core/ids.js';
+import { SharedWaits } from '../core/shared-waits.js';
 import { sharedWaitAnswer, waitAnswer } from '../core/wait-answer.js';
 import { finishAttempt, getAttempt } from '../store/connection-attempts.js';
 import type { Pool } from '../store/database.js';
@@ -11,8 +12,6 @@ import { connectionResolvedSignal, waitForConnectionUpdate } from './workflow.js
 
 /** How long past a wait's own deadline the client keeps listening before it decides itself. */
 const GRACE_MS = 15_000;
-/** Deadlines this close together count as the same wait. */
-const SAME_DEADLINE_MS = 1_000;
 
 /**
  * Waits on a connection workflow's Update. Temporal admits only ten in-flight updates per
@@ -20,7 +19,7 @@ const SAME_DEADLINE_MS = 1_000;
  * they would. A waiter is woken by the callback's signal, not by polling.
  */
 export class ConnectionWaiter {
-  private readonly inflight = new Map<string, { deadline: number; promise: Promise<WaitStatus> }>();
+  private readonly waits = new SharedWaits<WaitStatus>();
 
   constructor(
     private readonly temporal: Client,
@@ -37,20 +36,15 @@ export class ConnectionWaiter {
     }
   }
 
-  private async waitShared(attemptId: string, timeoutSec: number): Promise<WaitStatus> {
+  private waitShared(attemptId: string, timeoutSec: number): Promise<WaitStatus> {
     const deadline = Date.now() + timeoutSec * 1000;
-    const shared = this.inflight.get(attemptId);
-    if (shared && shared.deadline <= deadline + SAME_DEADLINE_MS) {
+    return this.waits.wait(
+      attemptId,
+      deadline,
+      () => this.runUpdate(attemptId, timeoutSec, deadline),
       // A wait ending more than a moment earlier is another wait: its TIMEOUT is EXPIRED here.
-      return sharedWaitAnswer(await shared.promise, { sameWait: deadline - shared.deadline <= SAME_DEADLINE_MS });
-    }
-    const promise = this.runUpdate(attemptId, timeoutSec, deadline);
-    this.inflight.set(attemptId, { deadline, promise });
-    try {
-      return await promise;
-    } finally {
-      if (this.inflight.get(attemptId)?.promise === promise) this.inflight.delete(attemptId);
-    }
+      (shared, sameWait) => sharedWaitAnswer(shared, { sameWait }),
+    );
   }
 
   private async runUpdate(attemptId: string, timeoutSec: number, deadline: number): Promise<WaitStatus> {
