@@ -6,6 +6,7 @@ import { MetaToolError } from '../../core/errors.js';
 import type { ToolOutcome } from '../../core/execution.js';
 import { getApprovalForRequester } from '../../store/approvals.js';
 import type { ServiceContext } from '../context.js';
+import { remoteWaitForApproval } from '../sources/composite.js';
 import { metaEntry } from './execute-tools.js';
 import { defineMetaTool } from './meta-tool.js';
 
@@ -50,10 +51,17 @@ export const waitForApproval = defineMetaTool({
   name: 'wait_for_approval',
   description: description('shaped like an execute_tools entry ({result} or {error})'),
   input,
-  handler: (ctx, caller, args) =>
-    waitForApprovalOf(ctx, caller, args, (tool, outcome) =>
+  async handler(ctx, caller, args) {
+    // A call a remote source gated: its approval is there, behind the source's prefix (same shape).
+    const remote = await remoteWaitForApproval(ctx, caller, args);
+    if (remote) {
+      if (remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
+      return remote.body;
+    }
+    return waitForApprovalOf(ctx, caller, args, (tool, outcome) =>
       metaEntry(ctx, ctx.registry.toolByQualifiedName(tool)?.flatName ?? tool, outcome),
-    ),
+    );
+  },
 });
 
 /** The agent surface (/mcp/agent): result is shaped like connections_execute's answer, {ok, result} or {ok: false, error}. */
@@ -61,5 +69,19 @@ export const waitForApprovalAgent = defineMetaTool({
   name: 'wait_for_approval',
   description: description('shaped like a connections_execute answer ({ok, result} or {ok: false, error})'),
   input,
-  handler: (ctx, caller, args) => waitForApprovalOf(ctx, caller, args, (_tool, outcome) => outcome),
+  async handler(ctx, caller, args) {
+    // A call a remote source gated: its approval is there, behind the source's prefix.
+    const remote = await remoteWaitForApproval(ctx, caller, args);
+    if (!remote) return waitForApprovalOf(ctx, caller, args, (_tool, outcome) => outcome);
+    if (remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
+    const { result, ...rest } = remote.body as { result?: { result?: unknown; error?: unknown } };
+    if (!result) return rest;
+    return {
+      ...rest,
+      result:
+        'result' in result
+          ? { ok: true, result: result.result }
+          : { ok: false, error: { code: 'tool_failed', message: String(result.error ?? 'failed').slice(0, 500) } },
+    };
+  },
 });

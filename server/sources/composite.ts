@@ -173,7 +173,7 @@ export async function compositeExecute(
       timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000,
       maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
     });
-    return withSourceResultRef(source.name, answer);
+    return withSourceApprovalId(source.name, withSourceResultRef(source.name, answer));
   } catch (err) {
     return { ok: false, error: { code: 'tool_failed', message: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
   }
@@ -186,6 +186,51 @@ export async function compositeExecute(
 function withSourceResultRef(source: string, answer: unknown): unknown {
   const ref = (answer as { resultRef?: unknown } | undefined)?.resultRef;
   return typeof ref === 'string' ? { ...(answer as object), resultRef: prefixed(source, ref) } : answer;
+}
+
+/**
+ * A call the source gated for approval names an approval held there: prefixed with the source, so
+ * wait_for_approval here knows where to wait (remoteWaitForApproval). Its page is the source's.
+ */
+function withSourceApprovalId(source: string, answer: unknown): unknown {
+  const a = answer as { ok?: unknown; error?: { code?: unknown; approvalId?: unknown } } | undefined;
+  if (a?.ok !== false || a.error?.code !== 'approval_required' || typeof a.error.approvalId !== 'string') return answer;
+  return { ...a, error: { ...a.error, approvalId: prefixed(source, a.error.approvalId) } };
+}
+
+/**
+ * wait_for_approval of a `<source>:`-prefixed approval: waits at the source, as this caller's
+ * delegate there (the source answers only the user whose call it gated), or undefined when the id
+ * names no remote source of this caller's tenant. The source answers the execute_tools shape
+ * (`{status, result?: {result} | {error}}`); its 404 and 400 pass on as they are.
+ */
+export async function remoteWaitForApproval(
+  ctx: ServiceContext,
+  caller: Caller,
+  args: { approvalId: string; timeoutSec: number },
+): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
+  const { config } = ctx;
+  const sources = sourcesFor(config, caller);
+  const target = splitSource(config, sources, args.approvalId);
+  if (!target || target.source === config.SOURCE_NAME) return undefined;
+  const source = sources.find((s) => s.name === target.source)!;
+  const isAnswer = (body: unknown) => typeof (body as { status?: unknown }).status === 'string';
+  const isRefusal = (body: unknown) => typeof (body as { error?: unknown }).error === 'string';
+  try {
+    const body = (await callSource(
+      source,
+      caller,
+      'wait_for_approval',
+      { approvalId: target.rest, timeoutSec: args.timeoutSec },
+      { timeoutMs: (args.timeoutSec + 30) * 1000, maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES },
+      (status, answer) => (status === 200 && isAnswer(answer)) || ((status === 400 || status === 404) && isRefusal(answer)),
+    )) as Record<string, unknown>;
+    if (!isAnswer(body))
+      return { status: body.error === 'Unknown approvalId' ? 404 : 400, body: { error: String(body.error).slice(0, 500) } };
+    return { status: 200, body };
+  } catch (err) {
+    return { status: 503, body: { error: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { decide } from '../../approvals/decide.js';
 import { runAdmin } from '../../bin/admin/main.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { setUserRoles } from '../../store/users.js';
@@ -280,4 +281,35 @@ describe('finding 3: a remote source acts for each local user, under the local p
     expect((await callRemote(forged, remoteUser.apiKey)).status).toBe(401);
     expect(await remoteAuditRows()).toBe(before);
   });
+});
+
+describe('approvals at a remote source', () => {
+  const execute = (user: TestUser, name: string, args: Record<string, unknown>) =>
+    user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+
+  it('a call the source gates names its approval with the prefix; wait_for_approval here waits there; nobody else can', async () => {
+    const created = await execute(localUser, 'us:jots__create_note', { title: 'to delete remotely', body: 'x' });
+    const id = created.result.id as string;
+    const gated = await execute(localUser, 'us:jots__delete_note', { id });
+    expect(gated).toMatchObject({ ok: false, error: { code: 'approval_required', approvalId: expect.stringMatching(/^us:apr_/) } });
+    const approvalId = gated.error.approvalId as string;
+    expect(gated.error.url).toMatch(new RegExp(`^${remote.baseUrl}/portal/approvals/`));
+
+    // Another local user of the same tenant: the source answers its own unknown id.
+    expect((await colleague.call('wait_for_approval', { approvalId, timeoutSec: 1 })).status).toBe(404);
+    expect((await localUser.call('wait_for_approval', { approvalId, timeoutSec: 1 })).body).toEqual({ status: 'PENDING' });
+
+    // An administrator at the source approves it there.
+    const admin = await world.user({ tenantId: remoteUser.user.tenantId, roles: ['admin'] });
+    const decided = await decide(
+      { pool: remote.services.pool, temporal: remote.services.temporal, logger: remote.services.logger },
+      { tenantId: admin.user.tenantId, userId: admin.user.id, roles: admin.user.roles },
+      approvalId.slice('us:'.length),
+      'APPROVED',
+      'fine',
+    );
+    expect(decided.result).toBe('decided');
+    const answer = await localUser.call('wait_for_approval', { approvalId, timeoutSec: 30 });
+    expect(answer.body).toEqual({ status: 'APPROVED', result: { result: { deleted: true, id } } });
+  }, 60_000);
 });
