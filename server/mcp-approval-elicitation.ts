@@ -6,7 +6,12 @@ import type { Caller } from '../core/caller.js';
 import type { ToolOutcome } from '../core/execution.js';
 import { getApprovalForRequester } from '../store/approvals.js';
 import type { ServiceContext } from './context.js';
-import { ELICITATION_WAIT_SEC, ELICITATION_WAIT_WITH_PROGRESS_SEC, type RequestProgress } from './mcp-connect-elicitation.js';
+import {
+  ELICITATION_WAIT_SEC,
+  ELICITATION_WAIT_WITH_PROGRESS_SEC,
+  inElicitingSlot,
+  type RequestProgress,
+} from './mcp-connect-elicitation.js';
 import { metaEntry } from './meta/execute-tools.js';
 
 /**
@@ -87,39 +92,42 @@ export async function approveByElicitation(
   progress: RequestProgress | undefined,
   flatNames: readonly string[],
 ): Promise<unknown> {
-  const { pending, answer } = pendingApprovals(ctx, tool, body, flatNames);
-  for (const approval of pending) {
-    if (extra.signal.aborted) break;
-    void extra
-      .sendRequest(
-        {
-          method: 'elicitation/create',
-          params: {
-            mode: 'url',
-            elicitationId: approval.approvalId,
-            url: approval.url,
-            message: 'A person must approve this call before it runs: open the link to see exactly what will run, then approve or deny it.',
+  return inElicitingSlot(caller.userId, body, async () => {
+    const { pending, answer } = pendingApprovals(ctx, tool, body, flatNames);
+    for (const approval of pending) {
+      if (extra.signal.aborted) break;
+      void extra
+        .sendRequest(
+          {
+            method: 'elicitation/create',
+            params: {
+              mode: 'url',
+              elicitationId: approval.approvalId,
+              url: approval.url,
+              message:
+                'A person must approve this call before it runs: open the link to see exactly what will run, then approve or deny it.',
+            },
           },
-        },
-        ElicitResultSchema,
-        { timeout: (ELICITATION_WAIT_WITH_PROGRESS_SEC + 30) * 1000, signal: extra.signal },
-      )
-      .catch(() => {});
-    const settled = await settledWithin(
-      ctx,
-      caller,
-      approval.approvalId,
-      progress ? ELICITATION_WAIT_WITH_PROGRESS_SEC : ELICITATION_WAIT_SEC,
-      extra.signal,
-      progress,
-    );
-    if (!settled) break;
-    await extra
-      .sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId: approval.approvalId } })
-      .catch(() => {});
-    approval.settle(settled);
-  }
-  return answer();
+          ElicitResultSchema,
+          { timeout: (ELICITATION_WAIT_WITH_PROGRESS_SEC + 30) * 1000, signal: extra.signal },
+        )
+        .catch(() => {});
+      const settled = await settledWithin(
+        ctx,
+        caller,
+        approval.approvalId,
+        progress ? ELICITATION_WAIT_WITH_PROGRESS_SEC : ELICITATION_WAIT_SEC,
+        extra.signal,
+        progress,
+      );
+      if (!settled) break;
+      await extra
+        .sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId: approval.approvalId } })
+        .catch(() => {});
+      approval.settle(settled);
+    }
+    return answer();
+  });
 }
 
 /** Watches the approval (one read a second) until it is decided and, when approved, its call has an outcome. */

@@ -52,6 +52,23 @@ export class RequestProgress {
 
 const eliciting = new Map<string, number>();
 
+/**
+ * Runs `fn` in one of the user's MAX_ELICITING_CALLS_PER_USER slots of this process (a call that
+ * waits on a human: connect or approval), or answers `busy` at once when all are taken.
+ */
+export async function inElicitingSlot<T>(userId: string, busy: T, fn: () => Promise<T>): Promise<T> {
+  const waiting = eliciting.get(userId) ?? 0;
+  if (waiting >= MAX_ELICITING_CALLS_PER_USER) return busy;
+  eliciting.set(userId, waiting + 1);
+  try {
+    return await fn();
+  } finally {
+    const left = (eliciting.get(userId) ?? 1) - 1;
+    if (left > 0) eliciting.set(userId, left);
+    else eliciting.delete(userId);
+  }
+}
+
 /** The integrations a meta-tool's answer says the caller must connect (execute_tools and connections_execute bodies). */
 export function integrationsToConnect(tool: string, body: unknown): string[] {
   const found = new Set<string>();
@@ -82,11 +99,8 @@ export async function connectByElicitation(
   extra: Extra,
   progress: RequestProgress | undefined,
 ): Promise<string[]> {
-  const usable: string[] = [];
-  const waiting = eliciting.get(caller.userId) ?? 0;
-  if (waiting >= MAX_ELICITING_CALLS_PER_USER) return usable;
-  eliciting.set(caller.userId, waiting + 1);
-  try {
+  return inElicitingSlot(caller.userId, [], async () => {
+    const usable: string[] = [];
     for (const integration of integrations) {
       if (extra.signal.aborted) break;
       if (await hasActiveAccount(ctx, caller, integration)) {
@@ -124,12 +138,8 @@ export async function connectByElicitation(
       await extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } }).catch(() => {});
       usable.push(integration);
     }
-  } finally {
-    const left = (eliciting.get(caller.userId) ?? 1) - 1;
-    if (left > 0) eliciting.set(caller.userId, left);
-    else eliciting.delete(caller.userId);
-  }
-  return extra.signal.aborted ? [] : usable;
+    return extra.signal.aborted ? [] : usable;
+  });
 }
 
 async function hasActiveAccount(ctx: ServiceContext, caller: Caller, integration: string): Promise<boolean> {
