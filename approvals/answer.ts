@@ -17,7 +17,10 @@ export async function approvalAnswer(
   deps: { pool: Pool; keyring: Keyring; config: Pick<Config, 'CONNECTIONS_TOOL_RESULT_MAX_BYTES'> },
   approval: Approval,
 ): Promise<{ status: ApprovalWaitStatus; result?: ToolOutcome }> {
-  const status = approvalWaitStatus(approval.status);
+  // Past its expiry an undecided approval can no longer be decided (decide refuses it): it is
+  // EXPIRED for everyone, even if its workflow — closed early by an operator — never recorded so.
+  const expired = approval.status === 'PENDING' && approval.expiresAt.getTime() <= Date.now();
+  const status = expired ? 'EXPIRED' : approvalWaitStatus(approval.status);
   if (approval.status !== 'DONE') return { status };
   const outcome = await readApprovalOutcome(deps.pool, deps.keyring, approval);
   if (!outcome) return { status };

@@ -1,9 +1,16 @@
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { mayApprove } from '../core/approval-policy.js';
 import type { Caller } from '../core/caller.js';
 import { approvalWorkflowId } from '../core/ids.js';
-import { APPROVAL_REASON_MAX_CHARS, type Approval, type Decision, decideApproval, getApproval } from '../store/approvals.js';
+import {
+  APPROVAL_REASON_MAX_CHARS,
+  type Approval,
+  cancelApprovedWithoutRun,
+  type Decision,
+  decideApproval,
+  getApproval,
+} from '../store/approvals.js';
 import type { Pool } from '../store/database.js';
 import { getTenant } from '../store/tenants.js';
 import { approvalEvents } from '../telemetry/metrics.js';
@@ -51,6 +58,11 @@ export async function decide(deps: DecideDeps, who: Caller, approvalId: string, 
       break;
     } catch (err) {
       deps.logger.warn({ approvalId: approval.id, attempt, err: (err as Error).message }, 'could not signal an approval decision');
+      if (err instanceof WorkflowNotFoundError) {
+        // Its workflow was closed early (terminated): nothing will run the call. Say so, for good.
+        if (decision === 'APPROVED') await cancelApprovedWithoutRun(deps.pool, approval.id);
+        break;
+      }
     }
   }
   deps.logger.info({ approvalId: approval.id, decision, decidedBy: who.userId, tool: approval.tool }, 'approval decided');

@@ -1,7 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { approvalTtlSec } from '../core/approval-policy.js';
-import { approvalSummary } from '../core/approval-summary.js';
+import { approvalSummary, redactedArguments } from '../core/approval-summary.js';
 import { approvalPageUrl } from '../core/approvals.js';
 import type { Config } from '../core/config.js';
 import { failure, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
@@ -59,6 +59,7 @@ export async function requestApproval(
     accountLabel: input.account?.label ?? null,
     accountScope: input.account?.scope ?? 'user',
     summary: approvalSummary(input.call.tool, input.account?.label ?? null, input.call.args ?? {}, input.schema),
+    shownArguments: redactedArguments(input.call.args ?? {}, input.schema),
     ttlSec: approvalTtlSec(input.settings),
   });
   if (created) approvalEvents.inc({ event: 'requested' });

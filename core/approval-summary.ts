@@ -27,37 +27,79 @@ export interface ApprovalSummary {
  */
 const SECRET_NAME = /(pass(word|phrase)?|secret|token|api[-_]?key|credential|private[-_]?key|authorization|cookie)/i;
 
-/**
- * Whether a JSON Schema marks a property secret: `"x-secret": true` (Switchboard's marking; a zod
- * field gets it with `.meta({ 'x-secret': true })`), or JSON Schema's own `writeOnly: true`.
- */
-export const isSecretSchema = (schema: unknown): boolean => {
-  const s = schema as Record<string, unknown> | undefined;
-  return !!s && typeof s === 'object' && (s['x-secret'] === true || s.writeOnly === true);
-};
-
 type Schema = Record<string, unknown> | undefined;
 
-/** The schema of property `key` of an object schema (through anyOf/oneOf/allOf branches). */
-function propertySchema(schema: Schema, key: string): Schema {
-  if (!schema || typeof schema !== 'object') return undefined;
-  const props = schema.properties as Record<string, Schema> | undefined;
-  if (props?.[key]) return props[key];
-  for (const branch of ['anyOf', 'oneOf', 'allOf'] as const) {
-    const list = schema[branch];
-    if (Array.isArray(list)) {
-      for (const b of list) {
-        const found = propertySchema(b as Schema, key);
-        if (found) return found;
-      }
-    }
+/** `$ref`s followed at most this deep (a schema may refer to itself). */
+const MAX_REF_DEPTH = 8;
+
+/** A local `$ref` (`#/$defs/X`, `#/definitions/X`, any JSON pointer into the root), resolved; other refs stay as they are. */
+function resolved(schema: Schema, root: Schema, depth = 0): Schema {
+  const ref = schema?.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith('#') || depth >= MAX_REF_DEPTH) return schema;
+  let target: unknown = root;
+  for (const part of ref.slice(1).split('/').filter(Boolean)) {
+    const key = decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~');
+    target = target && typeof target === 'object' ? (target as Record<string, unknown>)[key] : undefined;
   }
-  return undefined;
+  return target && typeof target === 'object' ? resolved(target as Schema, root, depth + 1) : undefined;
 }
 
-function itemSchema(schema: Schema): Schema {
-  const items = schema?.items;
-  return items && typeof items === 'object' && !Array.isArray(items) ? (items as Schema) : undefined;
+/** The schemas a value must (allOf) or may (anyOf, oneOf) match, its own included. */
+function branches(schema: Schema, root: Schema, depth = 0): Schema[] {
+  const own = resolved(schema, root);
+  if (!own || typeof own !== 'object' || depth >= MAX_REF_DEPTH) return own ? [own] : [];
+  const out: Schema[] = [own];
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const list = own[key];
+    if (Array.isArray(list)) for (const b of list) out.push(...branches(b as Schema, root, depth + 1));
+  }
+  return out;
+}
+
+/**
+ * Whether a JSON Schema marks a value secret: `"x-secret": true` (Switchboard's marking; a zod
+ * field gets it with `.meta({ 'x-secret': true })`), JSON Schema's `writeOnly: true`, or
+ * `format: "password"` — on the schema itself, behind a local `$ref`, or on any of its
+ * anyOf/oneOf/allOf branches (`Optional[SecretStr]`, a nullable secret): when unsure, redact.
+ */
+export function isSecretSchema(schema: unknown, root?: unknown): boolean {
+  return branches(schema as Schema, (root ?? schema) as Schema).some(
+    (s) => !!s && (s['x-secret'] === true || s.writeOnly === true || s.format === 'password'),
+  );
+}
+
+/** The schema of property `key` of an object schema: `properties`, `patternProperties`, `additionalProperties`, through every branch. */
+function propertySchema(schema: Schema, root: Schema, key: string): Schema {
+  const candidates: Schema[] = [];
+  for (const b of branches(schema, root)) {
+    const props = b?.properties as Record<string, Schema> | undefined;
+    if (props && Object.hasOwn(props, key)) candidates.push(props[key]);
+    // Pattern properties are not matched (their expressions are the service's); any secret one counts.
+    const patterns = b?.patternProperties as Record<string, Schema> | undefined;
+    if (patterns) candidates.push(...Object.values(patterns));
+    const extra = b?.additionalProperties;
+    if (extra && typeof extra === 'object') candidates.push(extra as Schema);
+  }
+  return candidates.find((c) => isSecretSchema(c, root)) ?? candidates[0];
+}
+
+/** The schema of item `index` of an array schema: `prefixItems` / tuple `items`, else `items`, through every branch. */
+function itemSchema(schema: Schema, root: Schema, index: number): Schema {
+  const candidates: Schema[] = [];
+  for (const b of branches(schema, root)) {
+    const prefix = Array.isArray(b?.prefixItems) ? b.prefixItems : Array.isArray(b?.items) ? b.items : undefined;
+    if (prefix && index < prefix.length) candidates.push(prefix[index] as Schema);
+    const items = b?.items;
+    if (items && typeof items === 'object' && !Array.isArray(items)) candidates.push(items as Schema);
+    const extra = b?.additionalItems;
+    if (extra && typeof extra === 'object') candidates.push(extra as Schema);
+  }
+  return candidates.find((c) => isSecretSchema(c, root)) ?? candidates[0];
+}
+
+/** Sets `key` as an own property, whatever its name (`__proto__` included): nothing of the call is hidden from the person. */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function cutString(text: string): string {
@@ -66,28 +108,39 @@ function cutString(text: string): string {
   return `${chars.slice(0, SUMMARY_STRING_MAX_CHARS).join('')}… (${chars.length} characters)`;
 }
 
-function summarise(value: unknown, schema: Schema, depth: number): unknown {
-  if (isSecretSchema(schema)) return SECRET_PLACEHOLDER;
-  if (typeof value === 'string') return cutString(value);
+/** `cut`: the summary (long values cut, deep values elided); without, every non-secret value as it is. */
+function redact(value: unknown, schema: Schema, root: Schema, depth: number, cut: boolean): unknown {
+  if (isSecretSchema(schema, root)) return SECRET_PLACEHOLDER;
+  if (typeof value === 'string') return cut ? cutString(value) : value;
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DEPTH) return '…';
+  if (cut && depth >= MAX_DEPTH) return '…';
   if (Array.isArray(value)) {
-    const shown = value.slice(0, SUMMARY_ITEMS_MAX).map((v) => summarise(v, itemSchema(schema), depth + 1));
-    return value.length > SUMMARY_ITEMS_MAX ? [...shown, `… (${value.length - SUMMARY_ITEMS_MAX} more)`] : shown;
+    const kept = cut ? value.slice(0, SUMMARY_ITEMS_MAX) : value;
+    const shown = kept.map((v, i) => redact(v, itemSchema(schema, root, i), root, depth + 1, cut));
+    return cut && value.length > SUMMARY_ITEMS_MAX ? [...shown, `… (${value.length - SUMMARY_ITEMS_MAX} more)`] : shown;
   }
   const entries = Object.entries(value as Record<string, unknown>);
   const out: Record<string, unknown> = {};
-  for (const [key, v] of entries.slice(0, SUMMARY_ITEMS_MAX)) {
-    const sub = propertySchema(schema, key);
-    out[key] = SECRET_NAME.test(key) && typeof v !== 'boolean' && v !== null ? SECRET_PLACEHOLDER : summarise(v, sub, depth + 1);
+  for (const [key, v] of cut ? entries.slice(0, SUMMARY_ITEMS_MAX) : entries) {
+    const shownKey = cut ? cutString(key) : key;
+    const secretByName = SECRET_NAME.test(key) && typeof v !== 'boolean' && v !== null;
+    put(out, shownKey, secretByName ? SECRET_PLACEHOLDER : redact(v, propertySchema(schema, root, key), root, depth + 1, cut));
   }
-  if (entries.length > SUMMARY_ITEMS_MAX) out['…'] = `${entries.length - SUMMARY_ITEMS_MAX} more`;
+  if (cut && entries.length > SUMMARY_ITEMS_MAX) put(out, '…', `${entries.length - SUMMARY_ITEMS_MAX} more`);
   return out;
+}
+
+/**
+ * The arguments in full as the approval page shows them: every value that will run, but each
+ * secret one replaced (what a person approves is exactly what runs, secrets aside).
+ */
+export function redactedArguments(args: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  return redact(args ?? {}, schema, schema, 0, false) as Record<string, unknown>;
 }
 
 /** The arguments as a person should see them: secrets replaced, long values cut, deep values elided. */
 export function summariseArguments(args: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  return summarise(args ?? {}, schema, 0) as Record<string, unknown>;
+  return redact(args ?? {}, schema, schema, 0, true) as Record<string, unknown>;
 }
 
 export function approvalSummary(

@@ -62,14 +62,16 @@ export async function createApproval(
     accountLabel: string | null;
     accountScope: 'user' | 'tenant';
     summary: ApprovalSummary;
+    /** The arguments in full, secrets replaced (core/approval-summary.ts redactedArguments): what the page shows. */
+    shownArguments: Record<string, unknown>;
     ttlSec: number;
   },
 ): Promise<{ approval: Approval; created: boolean }> {
   const id = newApprovalId();
   const sealed = keyring.encrypt(JSON.stringify(input.call), callAad({ id, ...input }));
   const { rows } = await db.query(
-    `INSERT INTO approvals (id, call_key, tenant_id, requester_user_id, tool, account_id, account_label, sealed_call, summary, expires_at, account_scope)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10), $11)
+    `INSERT INTO approvals (id, call_key, tenant_id, requester_user_id, tool, account_id, account_label, sealed_call, summary, expires_at, account_scope, shown_arguments)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10), $11, $12)
      ON CONFLICT (call_key) DO NOTHING RETURNING ${COLUMNS}`,
     [
       id,
@@ -83,10 +85,17 @@ export async function createApproval(
       input.summary,
       input.ttlSec,
       input.accountScope,
+      JSON.stringify(input.shownArguments),
     ],
   );
   if (rows[0]) return { approval: rows[0], created: true };
   return { approval: (await getApprovalByCallKey(db, input.callKey))!, created: false };
+}
+
+/** The arguments of an approval in full, secrets replaced: what its page shows (kept out of list queries: they may be large). */
+export async function readShownArguments(db: Queryable, approvalId: string): Promise<Record<string, unknown>> {
+  const { rows } = await db.query('SELECT shown_arguments FROM approvals WHERE id = $1', [approvalId]);
+  return (rows[0]?.shown_arguments as Record<string, unknown> | undefined) ?? {};
 }
 
 /** The approval a call key's gated call recorded, if any. */
@@ -187,6 +196,15 @@ export async function closeUndecidedApproval(
 ): Promise<ApprovalStatus | undefined> {
   await db.query(`UPDATE approvals SET status = $2, finished_at = now() WHERE id = $1 AND status = 'PENDING'`, [id, status]);
   return (await getApproval(db, id))?.status;
+}
+
+/**
+ * An approval decided APPROVED whose workflow is gone (an operator terminated it): nothing will run
+ * its call, so it is CANCELLED (waiters hear EXPIRED) rather than APPROVED with no result forever.
+ * Only while its call has not started.
+ */
+export async function cancelApprovedWithoutRun(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE approvals SET status = 'CANCELLED', finished_at = now() WHERE id = $1 AND status = 'APPROVED'`, [id]);
 }
 
 /** Takes an APPROVED approval to RUNNING, once: false when it was taken before (the call must not run again). */

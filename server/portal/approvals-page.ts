@@ -10,7 +10,7 @@ import {
   SELF_APPROVER,
 } from '../../core/approval-policy.js';
 import type { TenantSettings } from '../../core/policy.js';
-import { APPROVAL_REASON_MAX_CHARS, type Approval, listPendingApprovals } from '../../store/approvals.js';
+import { APPROVAL_REASON_MAX_CHARS, type Approval, listPendingApprovals, readShownArguments } from '../../store/approvals.js';
 import { getUser } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
@@ -113,7 +113,7 @@ ${notice ? html`<div class="box ok" role="status"><p>${notice}</p></div>` : ''}
 <tr><th>Tool</th><td><code data-tool>${a.summary.tool}</code></td></tr>
 <tr><th>Account</th><td data-account>${a.summary.account ?? 'built-in (no account)'}</td></tr>
 <tr><th>Asked by</th><td>${a.requesterUserId === me.user.id ? 'You (through your agent)' : await emailOf(ctx, a.requesterUserId)}</td></tr>
-<tr><th>Arguments</th><td><pre data-arguments>${JSON.stringify(a.summary.arguments, null, 2)}</pre></td></tr>
+<tr><th>Arguments</th><td><pre data-arguments>${JSON.stringify(await readShownArguments(ctx.pool, a.id), null, 2)}</pre></td></tr>
 <tr><th>Status</th><td>${statusTag(a)}${
       a.decidedAt ? html` by ${decidedBy} at ${a.decidedAt.toISOString()}${a.reason ? html` — <q data-reason>${a.reason}</q>` : ''}` : ''
     }</td></tr>

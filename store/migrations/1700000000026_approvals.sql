@@ -18,6 +18,8 @@ CREATE TABLE approvals (
   account_scope      text NOT NULL DEFAULT 'user',
   sealed_call        text NOT NULL,
   summary            jsonb NOT NULL,
+  -- The arguments in full as the approval page shows them: every value, secret ones replaced.
+  shown_arguments    jsonb NOT NULL DEFAULT '{}',
   status             text NOT NULL DEFAULT 'PENDING',
   decided_by         text,
   decided_at         timestamptz,

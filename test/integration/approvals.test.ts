@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
-import { approvalFor } from '../../approvals/decide.js';
+import { approvalFor, decide } from '../../approvals/decide.js';
 import { approvalDecidedSignal } from '../../approvals/workflow.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
@@ -616,6 +616,7 @@ describe('organisation accounts', () => {
         accountLabel: 'Team account',
         accountScope: 'tenant',
         summary: { tool: 'up__echo', account: 'Team account', arguments: {} },
+        shownArguments: {},
         ttlSec: 600,
       });
       const caller = (user: TestUser) => ({ tenantId, userId: user.user.id, roles: user.user.roles });
@@ -629,5 +630,23 @@ describe('organisation accounts', () => {
     } finally {
       await setSettings(alice, {});
     }
+  });
+});
+
+describe('an approval whose workflow an operator closed', () => {
+  it('a later approve runs nothing and the approval ends (waiters hear EXPIRED), instead of APPROVED with no result forever', async () => {
+    const { id, approvalId } = await gatedDelete(alice);
+    await stack.services.temporal.workflow.getHandle(approvalWorkflowId(approvalId)).terminate('operator cleanup');
+    const decided = await decide(
+      { pool, temporal: stack.services.temporal, logger: stack.services.logger },
+      { tenantId: alice.user.tenantId, userId: ada.user.id, roles: ada.user.roles },
+      approvalId,
+      'APPROVED',
+      '',
+    );
+    expect(decided.result).toBe('decided');
+    expect((await waitFor(alice, approvalId, 1)).body).toEqual({ status: 'EXPIRED' });
+    // The note was never deleted.
+    expect((await execute(alice, 'jots__get_note', { id })).ok).toBe(true);
   });
 });

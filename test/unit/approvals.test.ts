@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { approvalTtlSec, approvesForOthers, mayApprove, needsApproval } from '../../core/approval-policy.js';
-import { approvalSummary, SECRET_PLACEHOLDER } from '../../core/approval-summary.js';
+import { approvalSummary, redactedArguments, SECRET_PLACEHOLDER } from '../../core/approval-summary.js';
 import { approvalWaitStatus, isSettled } from '../../core/approvals.js';
 import { inputJsonSchema } from '../../core/json-schema.js';
 import { tenantSettingsSchema } from '../../core/policy.js';
@@ -124,5 +124,50 @@ describe('approval summary', () => {
     );
     expect(summary.arguments.list).toEqual([...Array.from({ length: 20 }, (_, i) => i), '… (5 more)']);
     expect(summary.arguments.deep).toEqual({ a: { b: { c: '…' } } });
+  });
+
+  it('finds secrets one level down: nullable and union branches, local $refs, records, tuples, format password', () => {
+    const schema = {
+      type: 'object',
+      $defs: { Pin: { type: 'string', writeOnly: true } },
+      properties: {
+        maybe: { anyOf: [{ type: 'string', 'x-secret': true }, { type: 'null' }] },
+        viaRef: { $ref: '#/$defs/Pin' },
+        optionalRef: { anyOf: [{ $ref: '#/$defs/Pin' }, { type: 'null' }] },
+        record: { type: 'object', additionalProperties: { type: 'string', writeOnly: true } },
+        patterned: { type: 'object', patternProperties: { '^k': { type: 'string', 'x-secret': true } } },
+        tuple: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string', writeOnly: true }] },
+        pw: { type: 'string', format: 'password' },
+      },
+    };
+    const args = {
+      maybe: 'A-SECRET',
+      viaRef: 'B-SECRET',
+      optionalRef: 'C-SECRET',
+      record: { one: 'D-SECRET' },
+      patterned: { kx: 'E-SECRET' },
+      tuple: ['shown', 'F-SECRET'],
+      pw: 'G-SECRET',
+    };
+    for (const shown of [approvalSummary('t', null, args, schema).arguments, redactedArguments(args, schema)]) {
+      expect(JSON.stringify(shown)).not.toContain('SECRET');
+      expect(shown.tuple).toEqual(['shown', SECRET_PLACEHOLDER]);
+    }
+  });
+
+  it('the page shows every value that will run (nothing cut), secrets aside; __proto__ keys are shown too', () => {
+    const to = Array.from({ length: 21 }, (_, i) => `user${i}@example.com`);
+    const message = `${'hello '.repeat(60)}https://phish.example/x`;
+    const args = JSON.parse(
+      `{"to": ${JSON.stringify(to)}, "message": ${JSON.stringify(message)}, "meta": {"__proto__": {"admin": true}}, "token": "T-SECRET"}`,
+    );
+    const shown = redactedArguments(args, undefined);
+    expect(shown.to).toEqual(to);
+    expect(shown.message).toBe(message);
+    expect(JSON.stringify(shown)).toContain('"__proto__":{"admin":true}');
+    expect(JSON.stringify(shown)).not.toContain('T-SECRET');
+    // The summary the agent gets stays bounded, and keys are cut too.
+    const summary = approvalSummary('t', null, { [`k${'x'.repeat(400)}`]: 1 }, undefined);
+    expect(Object.keys(summary.arguments)[0].length).toBeLessThan(340);
   });
 });
