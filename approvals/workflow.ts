@@ -8,6 +8,7 @@ import {
   defineUpdate,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   TimeoutFailure,
@@ -54,6 +55,9 @@ export const approvalStatusQuery = defineQuery<{ status: ApprovalStatus }>('appr
 /** Sent to `notifyWorkflowId` when the approval is settled (switchboard/workflow waits on it). */
 export const approvalSettledSignal = defineSignal<[ApprovalSettled]>('switchboardApprovalSettled');
 
+const HOURLY_CHECK_PATCH = 'approval-hourly-check';
+const DB_CHECK_MS = 60 * 60 * 1000;
+
 /** The approved call's activity heartbeats every second. */
 const HEARTBEAT_TIMEOUT = '5 seconds';
 
@@ -94,9 +98,19 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<{ 
 
   // Workflow time is deterministic: the TTL is measured from the start, however often a wait resumes.
   const expiresAt = Date.now() + input.ttlSec * 1000;
+  // Approvals begun after this change look at the database hourly: a decision whose signal was
+  // lost (Temporal unreachable when it was made) runs within the hour, not at the TTL's end.
+  const hourly = patched(HOURLY_CHECK_PATCH);
   try {
     for (;;) {
-      const decided = await condition(() => current() !== 'PENDING', Math.max(1, expiresAt - Date.now()));
+      const left = Math.max(1, expiresAt - Date.now());
+      const decided = await condition(() => current() !== 'PENDING', hourly ? Math.min(left, DB_CHECK_MS) : left);
+      if (!decided && hourly && Date.now() < expiresAt) {
+        const recorded = await db.approvalStatus({ approvalId: input.approvalId });
+        if (recorded === 'PENDING') continue;
+        status = recorded;
+        break;
+      }
       if (!decided) {
         // The database decides a race between the timer and a decision (whose signal may still be on its way).
         status = await db.closeUndecidedApproval({ approvalId: input.approvalId, status: 'EXPIRED' });
