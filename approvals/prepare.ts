@@ -8,7 +8,14 @@ import { failure, type ToolCallRequest, type ToolOutcome } from '../core/executi
 import { approvalWorkflowId } from '../core/ids.js';
 import type { TenantSettings } from '../core/policy.js';
 import { SA } from '../core/search-attributes.js';
-import { type Approval, closeUndecidedApproval, createApproval, getApprovalByCallKey } from '../store/approvals.js';
+import {
+  type Approval,
+  closeUndecidedApproval,
+  countPendingApprovals,
+  createApproval,
+  getApprovalByCallKey,
+  MAX_PENDING_APPROVALS_PER_USER,
+} from '../store/approvals.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
 import { approvalEvents } from '../telemetry/metrics.js';
@@ -48,6 +55,17 @@ export async function requestApproval(
     account: { id: string; label: string; scope: 'user' | 'tenant' } | undefined;
   },
 ): Promise<ToolOutcome> {
+  // Bounded per user (a looping agent): a re-run of a call already waiting still finds its approval.
+  const recorded = await getApprovalByCallKey(deps.pool, input.callKey);
+  if (
+    !recorded &&
+    (await countPendingApprovals(deps.pool, { tenantId: input.tenantId, userId: input.userId })) >= MAX_PENDING_APPROVALS_PER_USER
+  ) {
+    return failure(
+      'tool_failed',
+      `${input.call.tool} needs approval, but ${MAX_PENDING_APPROVALS_PER_USER} of your calls already wait for one; nothing ran. Have some decided first.`,
+    );
+  }
   const { approval, created } = await createApproval(deps.pool, deps.keyring, {
     callKey: input.callKey,
     tenantId: input.tenantId,

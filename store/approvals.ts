@@ -98,6 +98,18 @@ export async function readShownArguments(db: Queryable, approvalId: string): Pro
   return (rows[0]?.shown_arguments as Record<string, unknown> | undefined) ?? {};
 }
 
+/** Approvals one user may have waiting at once: each is a workflow that lives for up to its TTL. */
+export const MAX_PENDING_APPROVALS_PER_USER = 100;
+
+/** How many of the user's approvals are still undecided and unexpired. */
+export async function countPendingApprovals(db: Queryable, owner: { tenantId: string; userId: string }): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM approvals WHERE tenant_id = $1 AND requester_user_id = $2 AND status = 'PENDING' AND expires_at > now()`,
+    [owner.tenantId, owner.userId],
+  );
+  return rows[0].n;
+}
+
 /** The approval a call key's gated call recorded, if any. */
 export async function getApprovalByCallKey(db: Queryable, callKey: string): Promise<Approval | undefined> {
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM approvals WHERE call_key = $1`, [callKey]);

@@ -112,6 +112,7 @@ ${notice ? html`<div class="box ok" role="status"><p>${notice}</p></div>` : ''}
 <table data-summary><tbody>
 <tr><th>Tool</th><td><code data-tool>${a.summary.tool}</code></td></tr>
 <tr><th>Account</th><td data-account>${a.summary.account ?? 'built-in (no account)'}</td></tr>
+<tr><th>Whose</th><td data-account-scope>${a.accountScope === 'tenant' ? "the organisation's account" : a.summary.account ? "the requester's own account" : '—'}</td></tr>
 <tr><th>Asked by</th><td>${a.requesterUserId === me.user.id ? 'You (through your agent)' : await emailOf(ctx, a.requesterUserId)}</td></tr>
 <tr><th>Arguments</th><td><pre data-arguments>${JSON.stringify(await readShownArguments(ctx.pool, a.id), null, 2)}</pre></td></tr>
 <tr><th>Status</th><td>${statusTag(a)}${

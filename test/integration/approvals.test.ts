@@ -10,7 +10,7 @@ import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
 import { csrfToken } from '../../server/portal/csrf.js';
-import { createApproval, getApproval, openApprovedCall, resealApprovals } from '../../store/approvals.js';
+import { createApproval, getApproval, MAX_PENDING_APPROVALS_PER_USER, openApprovedCall, resealApprovals } from '../../store/approvals.js';
 import { Keyring } from '../../store/keyring.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { registry } from '../../telemetry/metrics.js';
@@ -654,5 +654,30 @@ describe('an approval whose workflow an operator closed', () => {
     expect((await waitFor(alice, approvalId, 1)).body).toEqual({ status: 'EXPIRED' });
     // The note was never deleted.
     expect((await execute(alice, 'jots__get_note', { id })).ok).toBe(true);
+  });
+});
+
+describe('bounds', () => {
+  it(`a user with ${MAX_PENDING_APPROVALS_PER_USER} approvals waiting gets no more (nothing runs), until some are decided`, async () => {
+    const hal = await world.user({ tenantId: alice.user.tenantId });
+    for (let i = 0; i < MAX_PENDING_APPROVALS_PER_USER; i++) {
+      await createApproval(pool, stack.services.keyring, {
+        callKey: `bound-${hal.user.id}-${i}`,
+        tenantId: hal.user.tenantId,
+        requesterUserId: hal.user.id,
+        call: { tool: 'jots__delete_note', args: { id: 'jot_x' } },
+        accountId: null,
+        accountLabel: null,
+        accountScope: 'user',
+        summary: { tool: 'jots__delete_note', account: null, arguments: { id: 'jot_x' } },
+        shownArguments: { id: 'jot_x' },
+        ttlSec: 600,
+      });
+    }
+    const id = await newNote(hal);
+    const answer = await execute(hal, 'jots__delete_note', { id });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(answer.error.message).toContain(`${MAX_PENDING_APPROVALS_PER_USER} of your calls already wait`);
+    expect((await execute(hal, 'jots__get_note', { id })).ok).toBe(true);
   });
 });
