@@ -13,7 +13,17 @@
  * a child workflow: it lasts minutes or days, needs no polling and survives restarts of every
  * worker.
  */
-import { condition, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ExecuteActivities } from '../../activities/execute-tool.js';
 import type { ResultSliceAnswer } from '../../activities/read-result.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
@@ -132,6 +142,7 @@ const APPROVAL_RECHECK_MS = 60 * 60 * 1000;
 
 /** Approvals of this workflow that are settled, by id (their workflows signal this one). */
 const settledApprovals = new Map<string, ApprovalStatus>();
+const SIGNAL_CHECKED_PATCH = 'approval-signal-checked';
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_SEC = 900;
 
 export function switchboard(options: SwitchboardOptions) {
@@ -199,11 +210,16 @@ export function switchboard(options: SwitchboardOptions) {
       });
       await notify[notice.activity]({ ...caller, tool: call.tool, approvalId, url: url ?? '', summary, reason: 'approval_required' });
     }
-    // The approval's workflow signals once it is settled (its call ran, or never will).
+    // The approval's workflow signals once it is settled (its call ran, or never will). Waits begun
+    // after SIGNAL_CHECKED_PATCH believe a signal only when the database agrees: a stray one (anyone
+    // who can reach the namespace may signal) does not end the wait early.
+    const checked = patched(SIGNAL_CHECKED_PATCH);
+    const settled = (a: { status: string; result?: unknown }) => a.status !== 'PENDING' && (a.status !== 'APPROVED' || !!a.result);
     for (;;) {
-      if (await condition(() => settledApprovals.has(approvalId), APPROVAL_RECHECK_MS)) break;
-      const answer = await helpers.approvalOutcome({ ...caller, approvalId });
-      if (answer.status !== 'PENDING' && (answer.status !== 'APPROVED' || answer.result)) break;
+      const signalled = await condition(() => settledApprovals.has(approvalId), APPROVAL_RECHECK_MS);
+      if (signalled && !checked) break;
+      if (settled(await helpers.approvalOutcome({ ...caller, approvalId }))) break;
+      settledApprovals.delete(approvalId);
     }
     const answer = await helpers.approvalOutcome({ ...caller, approvalId });
     if (answer.result) return answer.result;
