@@ -67,7 +67,9 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
       // from here, the answer so far stands: its calls ran, and must not look as if they had not.
       let answer = body;
       try {
-        const missing = integrationsToConnect(tool.name, answer);
+        // A call routed to a remote source (`<source>:…`) names the source's integration: not ours to connect.
+        const remote = typeof (args as { name?: unknown }).name === 'string' && String((args as { name: string }).name).includes(':');
+        const missing = remote ? [] : integrationsToConnect(tool.name, answer);
         const connected = missing.length ? await connectByElicitation(ctx, caller, missing, extra, reporter) : [];
         if (connected.length) answer = await runAgain(ctx, caller, tool, args, answer, connected);
         if (hasPendingApproval(ctx, tool.name, answer)) {
