@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
@@ -9,8 +9,8 @@ import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import { closeMcpSession, findMcpSession, type McpSession, openMcpSession } from '../store/mcp-sessions.js';
 import type { ServiceContext } from './context.js';
-import { approveByElicitation, hasPendingApproval } from './mcp-approval-elicitation.js';
-import { connectByElicitation, integrationsToConnect, RequestProgress } from './mcp-connect-elicitation.js';
+import { RequestProgress } from './mcp-connect-elicitation.js';
+import { answerWithElicitation } from './mcp-elicitation.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
@@ -62,24 +62,8 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
       const args = request.params.arguments ?? {};
       const body = await runMetaTool(tool, ctx, caller, args, { progress });
       if (!declaresUrlElicitation(session)) return toolResult(body, false);
-      // The client can show a URL: connect through it (then run what needed the connection again),
-      // and show approval pages (the approval workflow runs the approved call). Whatever goes wrong
-      // from here, the answer so far stands: its calls ran, and must not look as if they had not.
-      let answer = body;
-      try {
-        // A call routed to a remote source (`<source>:…`) names the source's integration: not ours to connect.
-        const remote = typeof (args as { name?: unknown }).name === 'string' && String((args as { name: string }).name).includes(':');
-        const missing = remote ? [] : integrationsToConnect(tool.name, answer);
-        const connected = missing.length ? await connectByElicitation(ctx, caller, missing, extra, reporter) : [];
-        if (connected.length) answer = await runAgain(ctx, caller, tool, args, answer, connected);
-        if (hasPendingApproval(ctx, tool.name, answer)) {
-          const flatNames = ((args as { executions?: { tool?: string }[] }).executions ?? []).map((e) => String(e.tool ?? ''));
-          answer = await approveByElicitation(ctx, caller, tool.name, answer, extra, reporter, flatNames);
-        }
-      } catch (err) {
-        ctx.logger.warn({ tool: tool.name, err: (err as Error).message }, 'URL elicitation failed; the answer so far stands');
-      }
-      return toolResult(answer, false);
+      // The client can show a URL: what the answer still needs a human for is asked that way.
+      return toolResult(await answerWithElicitation(ctx, caller, tool, args, body, extra, reporter), false);
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return toolResult(err.body, true);
@@ -89,44 +73,6 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
   });
   return server;
 }
-
-/**
- * The call once more after `connected` were connected: only the entries that were not connected to
- * one of them (the others ran), under a request id of its own when the call had one (the first id
- * answers its recorded outcomes).
- */
-async function runAgain(
-  ctx: ServiceContext,
-  caller: Caller,
-  tool: MetaTool,
-  args: Record<string, unknown>,
-  first: unknown,
-  connected: readonly string[],
-): Promise<unknown> {
-  const again = (more: Record<string, unknown>) =>
-    runMetaTool(tool, ctx, caller, {
-      ...args,
-      ...more,
-      ...(typeof args.requestId === 'string' && { requestId: afterConnectRequestId(args.requestId) }),
-    });
-  if (tool.name !== 'execute_tools') return again({});
-  const results = [...((first as { results: unknown[] }).results ?? [])];
-  const executions = args.executions as unknown[];
-  const redo = results.flatMap((r, i) =>
-    integrationsToConnect('execute_tools', { results: [r] }).some((n) => connected.includes(n)) ? [i] : [],
-  );
-  const rerun = (await again({ executions: redo.map((i) => executions[i]) })) as { results: unknown[] };
-  redo.forEach((i, k) => {
-    results[i] = rerun.results[k];
-  });
-  return { ...(first as object), results };
-}
-
-/**
- * The request id of the run after connecting: derived from the caller's (so resending it collects
- * that run instead of starting another), in a namespace no caller's own id can collide with.
- */
-const afterConnectRequestId = (requestId: string) => `after-connect:${createHash('sha256').update(requestId).digest('base64url')}`;
 
 function toolResult(body: unknown, isError: boolean) {
   return {
