@@ -6,8 +6,9 @@ import { toolIndexFor } from '../../server/catalog/tool-search.js';
 
 // The index search_tools queries (toolIndexFor over the registry of built-in providers), scored on
 // test/fixtures/search-eval.json. Issue 18's bar is top-1 ≥ 90 %, recall@5 ≥ 98 % on both splits;
-// until ranking reaches it, FLOOR holds what it does reach so that no change makes search worse.
-const FLOOR = { tune: { top1: 0.5, recall5: 0.8 }, held: { top1: 0.36, recall5: 0.83 } };
+// SEARCH_EVAL_MISSES=1 prints the tuning split's misses (never the held-back split's, so tuning cannot
+// look at it). Until ranking reaches it, FLOOR holds what it does reach so that no change makes search worse.
+const FLOOR = { tune: { top1: 0.91, recall5: 0.99 }, held: { top1: 0.8, recall5: 0.98 } };
 
 const registry = new ProviderRegistry(builtinProviders);
 const items = loadEvalSet();
@@ -32,7 +33,7 @@ describe('search quality on the evaluation set', () => {
     for (const [split, f] of Object.entries(figures)) {
       console.log(
         `search quality (${split}, ${f.items} requests): top-1 ${pct(f.top1)}, top-3 ${pct(f.top3)}, recall@5 ${pct(f.recall5)}` +
-          (process.env.SEARCH_EVAL_MISSES
+          (process.env.SEARCH_EVAL_MISSES && split === 'tune'
             ? `\n${f.misses.map((m) => `  ${m.query} → ${m.expected}; got ${m.got.join(', ')}`).join('\n')}`
             : ''),
       );
