@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { builtinProviders } from '../../providers/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
-import { normalizeTerm, ToolSearchIndex, tokenize } from '../../server/catalog/tool-search.js';
+import { defineProvider, defineTool } from '../../providers/sdk.js';
+import { normalizeTerm, ToolSearchIndex, tokenize, WEIGHTS } from '../../server/catalog/tool-search.js';
 
 const registry = new ProviderRegistry(builtinProviders);
 const index = new ToolSearchIndex(registry.tools());
@@ -39,5 +41,50 @@ describe('tool search', () => {
     for (const entry of registry.tools()) {
       expect(top(entry.tool.name.replace(/_/g, ' '), 3), entry.qualifiedName).toContain(entry.qualifiedName);
     }
+  });
+
+  it('reads request verbs as tool operations and product words as integrations', () => {
+    expect(top('file a bug on github')).toEqual(['github__create_issue']);
+    expect(top('reply to github issue 9')).toEqual(['github__comment_on_issue']);
+    expect(top('notify the team on slack')).toEqual(['slack__send_message']);
+    expect(top('who am I on github')).toEqual(['github__get_authenticated_user']);
+    expect(top('details of ticket PROJ-123')).toEqual(['atlassian-jira__get_issue']);
+    expect(top('which slack channels exist')).toEqual(['slack__list_channels']);
+    const read = index.read('file a jira ticket in #ops');
+    expect(read.operations.create).toBeGreaterThan(0);
+    expect(read.integrations.get('atlassian-jira')).toBeGreaterThan(0);
+  });
+
+  it('explains each score: the weighted sum of its parts', () => {
+    for (const hit of index.query('find jira tickets assigned to me', { limit: 5 })) {
+      const { text, operation, integration } = hit.parts;
+      const sum = WEIGHTS.text * text + WEIGHTS.operation * operation + WEIGHTS.integration * integration;
+      expect(hit.score).toBeCloseTo(sum, 5);
+    }
+  });
+
+  it("breaks exact ties in favour of the caller's connected integrations, then by name", () => {
+    // Two integrations alike but for their names: every request scores their tools the same.
+    const twin = (name: string) =>
+      defineProvider(
+        {
+          name,
+          version: '1.0.0',
+          displayName: name,
+          description: 'Widgets',
+          auth: 'apikey',
+          envPrefix: name.toUpperCase(),
+          toolPrefix: name,
+        },
+        [defineTool({ name: 'list_widgets', description: 'List widgets.', access: 'read', input: z.object({}), run: async () => ({}) })],
+      );
+    const twins = new ToolSearchIndex(new ProviderRegistry([twin('alpha'), twin('beta')]).tools());
+    const names = (connected?: string) =>
+      twins
+        .query('list widgets', { limit: 2, connected: connected ? (e) => e.provider.manifest.name === connected : undefined })
+        .map((h) => h.entry.qualifiedName);
+    expect(names()).toEqual(['alpha__list_widgets', 'beta__list_widgets']);
+    expect(names('beta')).toEqual(['beta__list_widgets', 'alpha__list_widgets']);
+    expect(names('alpha')).toEqual(['alpha__list_widgets', 'beta__list_widgets']);
   });
 });
