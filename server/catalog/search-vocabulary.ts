@@ -93,7 +93,6 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   content: { get: 0.8 },
   get: { get: 1 },
   fetch: { get: 0.8, open: 0.4 },
-  is: { get: 0.3 },
   // list: many
   list: { list: 1 },
   all: { list: 0.8 },
@@ -102,7 +101,6 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   enumerate: { list: 1 },
   recent: { list: 0.6 },
   latest: { list: 0.5 },
-  history: { list: 0.8 },
   exist: { list: 0.6 },
   // search: by words or conditions
   search: { search: 1 },
@@ -217,9 +215,11 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bopen (?:a|an|new)\b/, { create: 1 }],
   [/\bopen (?:https?:|www\.)/, { open: 1.5 }],
   [/\bhow (?:much|many)\b/, { get: 0.6 }],
+  [/(?:^|\s):[a-z0-9_+-]+:/, { react: 1.2 }],
+  [/(?:^|\s)\.[a-z][\w-]*|\belements?\b/, { extract: 1 }],
   [/\bgit log\b/, { list: 1.5 }],
   [/\bwhat(?:'s| is) (?:the|in)\b/, { get: 0.8 }],
-  [/\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) open\b/, { list: 0.7, search: 0.7 }],
+  [/\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) open\b/, { list: 0.8, search: 0.6 }],
   [/\bopen my\b/, { get: 0.8 }],
   [/\bwrite to\b/, { send: 1.2 }],
   [/\b(?:change|set|update) (?:the )?status\b/, { transition: 1.5 }],
@@ -253,7 +253,7 @@ export const LIGHT_VERBS = new Set(['add', 'submit', 'post']);
 export const REWRITES: [RegExp, string][] = [
   [/\b(?:pull|merge) requests?\b/gi, 'PR'],
   [/\bwhat's\b/gi, 'what is'],
-  [/\bgit log\b/gi, 'commit history'],
+  [/\bgit log\b/gi, 'list commits'],
   [/\bgrep\b/gi, 'search code'],
 ];
 
@@ -296,6 +296,7 @@ export const PRODUCT_WORDS: Record<string, Record<string, number>> = {
   homepage: { browser: 1 },
   css: { browser: 1 },
   selector: { browser: 1 },
+  element: { browser: 0.8 },
   note: { jots: 0.7 },
   jot: { jots: 1 },
   remember: { jots: 1 },

@@ -39,6 +39,9 @@ const SYNONYMS: Record<string, string[]> = {
   space: ['project'],
   committed: ['commit'],
   backlog: ['issue'],
+  member: ['user'],
+  person: ['user'],
+  people: ['user'],
 };
 
 const STOP_WORDS = new Set(
@@ -194,6 +197,8 @@ export class ToolSearchIndex {
     // Things only one integration has: a Slack "#channel", a web address, a GitHub "owner/repo" or path.
     if (/(^|\s)#[a-z]/.test(lower)) addMax(integrations, 'slack', 1);
     if (/(^|\s)@\w/.test(lower)) addMax(integrations, 'slack', 0.4);
+    if (/(^|\s):[a-z0-9_+-]+:/.test(lower)) addMax(integrations, 'slack', 0.6);
+    if (/(^|\s)\.[a-z][\w-]*/.test(lower)) addMax(integrations, 'browser', 0.8);
     if (/https?:\/\/|\bwww\.|\b[a-z0-9-]+\.(com|org|net|io|dev)\b/.test(lower)) addMax(integrations, 'browser', 1);
     else if (/\b[\w.-]+\/[\w.-]+\b/.test(lower)) addMax(integrations, 'github', 0.6);
     const identifier = /\b[A-Z][A-Z0-9]+-\d+\b/.test(request);
@@ -202,7 +207,6 @@ export class ToolSearchIndex {
       addMax(integrations, 'linear', 0.3);
     }
     // A number or id names one thing: "issue #42", "note 7", "PROJ-9".
-    if (identifier || /(^|\s)#?\d+\b|\bid\b/.test(lower)) operations.get = (operations.get ?? 0) + 0.4;
     const subject: string[] = [];
     let intentSeen = false;
     let plural = false;
@@ -222,7 +226,7 @@ export class ToolSearchIndex {
       const word = raw.toLowerCase();
       const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
       if (own) addMax(integrations, own, NAMED);
-      for (const term of [word, ...normalizeTerm(word)]) {
+      for (const term of new Set([word, stem(word), ...normalizeTerm(word)])) {
         for (const [name, weight] of Object.entries(PRODUCT_WORDS[term] ?? {})) addMax(integrations, name, weight);
       }
     }
@@ -241,6 +245,8 @@ export class ToolSearchIndex {
     }
     // "repos", "issues": many things are asked for.
     if (plural) addOperations(operations, { list: 0.7 });
+    // A number or id names one thing: "issue #42", "note 7", "PROJ-9". It adds to what the words ask.
+    if (identifier || /(^|\s)#?\d+\b|\bid\b/.test(lower)) operations.get = (operations.get ?? 0) + 0.4;
     // A request of intent words alone ("screenshot", "delete") is its own subject.
     return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations };
   }
@@ -288,15 +294,26 @@ export class ToolSearchIndex {
   }
 }
 
-/** Listing and searching answer each other's requests in part: Jira lists by searching. */
-const PARTLY: Partial<Record<Operation, [Operation, number]>> = { list: ['search', 0.6], search: ['list', 0.5] };
+/**
+ * Operations that answer other requests in part: Jira lists by searching, and where an integration
+ * has no assign or transition tool its update tool assigns and moves.
+ */
+const PARTLY: Partial<Record<Operation, [Operation, number][]>> = {
+  list: [['search', 0.6]],
+  search: [['list', 0.5]],
+  update: [
+    ['assign', 0.6],
+    ['transition', 0.6],
+  ],
+};
 
 /** Each of the tool's operations scores what the request asked of it (or of its near kin). */
 function operationMatch(tool: Weighted, asked: Weighted): number {
   let sum = 0;
   for (const [op, w] of Object.entries(tool) as [Operation, number][]) {
-    const kin = PARTLY[op];
-    sum += w * Math.max(asked[op] ?? 0, kin ? (asked[kin[0]] ?? 0) * kin[1] : 0);
+    let best = asked[op] ?? 0;
+    for (const [other, share] of PARTLY[op] ?? []) best = Math.max(best, (asked[other] ?? 0) * share);
+    sum += w * best;
   }
   return sum;
 }

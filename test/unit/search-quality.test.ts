@@ -8,7 +8,7 @@ import { toolIndexFor } from '../../server/catalog/tool-search.js';
 // test/fixtures/search-eval.json. Issue 18's bar is top-1 ≥ 90 %, recall@5 ≥ 98 % on both splits;
 // SEARCH_EVAL_MISSES=1 prints the tuning split's misses (never the held-back split's, so tuning cannot
 // look at it). Until ranking reaches it, FLOOR holds what it does reach so that no change makes search worse.
-const FLOOR = { tune: { top1: 0.91, recall5: 0.99 }, held: { top1: 0.8, recall5: 0.98 } };
+const FLOOR = { tune: { top1: 0.96, recall5: 0.99 }, held: { top1: 0.83, recall5: 0.98 } };
 
 const registry = new ProviderRegistry(builtinProviders);
 const items = loadEvalSet();
