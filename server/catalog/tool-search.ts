@@ -169,9 +169,12 @@ export class ToolSearchIndex {
         this.byProvider.set(m.name, []);
         for (const word of [m.name, m.toolPrefix, ...m.name.split('-'), m.displayName.replace(/\s+/g, '')]) {
           const lower = word.toLowerCase();
-          if (lower.length >= 3 && !STOP_WORDS.has(lower)) this.providerWords.set(lower, m.name);
+          // First come keeps a word: built-ins are listed before upstream servers, so a server that
+          // calls itself "GitHub" cannot take GitHub's requests.
+          if (lower.length >= 3 && !STOP_WORDS.has(lower) && !this.providerWords.has(lower)) this.providerWords.set(lower, m.name);
         }
-        if (/\s/.test(m.displayName)) this.providerPhrases.push([m.displayName.toLowerCase(), m.name]);
+        const phrase = m.displayName.toLowerCase();
+        if (/\s/.test(phrase) && !this.providerPhrases.some(([known]) => known === phrase)) this.providerPhrases.push([phrase, m.name]);
       }
       this.byProvider.get(m.name)?.push(entry);
       return {
