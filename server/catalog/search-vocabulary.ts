@@ -201,7 +201,10 @@ export const INTENT_WORDS: Record<string, Weighted> = {
 
 /** Phrases read before single words, so "who am I" is one intent and not three words. */
 export const INTENT_PHRASES: [RegExp, Weighted][] = [
-  [/\bwho am i\b|\bmy (?:\w+ )?(?:account|username|login|profile)\b|\bwhich \w+ (?:user|account) is connected\b/, { whoami: 1.5 }],
+  [
+    /\b(?:who|which \w+|what \w+) am i\b|\bmy (?:\w+ )?(?:account|username|login|profile|karma)\b|\bwhich \w+ (?:user|account) is connected\b/,
+    { whoami: 1.5 },
+  ],
   [/\blook (?:for|through)\b/, { search: 1 }],
   [/\blook up\b/, { get: 0.6, search: 0.8 }],
   [/\brun (?:a |an |the )?(?:\w+ )?query\b/, { search: 1 }],
@@ -220,7 +223,8 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bgit log\b/, { list: 1.5 }],
   [/\bwhat(?:'s| is) (?:the|in)\b/, { get: 0.8 }],
   [/\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) open\b/, { list: 0.8, search: 0.6 }],
-  [/\bopen my\b/, { get: 0.8 }],
+  [/\bopen (?:my|the|this|that)\b/, { get: 0.8 }],
+  [/\bgo to\b/, { open: 1.2 }],
   [/\bwrite to\b/, { send: 1.2 }],
   [/\b(?:change|set|update) (?:the )?status\b/, { transition: 1.5 }],
 ];
