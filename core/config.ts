@@ -118,6 +118,11 @@ export const baseEnvSchema = z.object({
   /** Most TCP connections the HTTP server holds at once (each wait_for_connection holds one). */
   HTTP_MAX_CONNECTIONS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `1` logs each search result's score parts (text, operation, integration): for operators tuning search. */
+  SEARCH_DEBUG: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1'),
   SWITCHBOARD_DATA_DIR: z.string().min(1).default('.data'),
 
   DATABASE_URL: url

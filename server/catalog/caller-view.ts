@@ -78,6 +78,12 @@ export function connectionState(ctx: ServiceContext, view: CallerView, entry: To
   };
 }
 
+/** Whether the caller could run this tool now: ties in search go to these. */
+function isConnected(view: CallerView, entry: ToolEntry): boolean {
+  const { manifest } = entry.provider;
+  return manifest.auth === 'none' || (view.accounts.get(manifest.name) ?? []).some((a) => a.status === 'active' && a.hasCredential);
+}
+
 /** The search both surfaces share: ranked tools this caller may use, optionally of one provider. */
 export async function searchVisibleTools(
   ctx: ServiceContext,
@@ -89,6 +95,11 @@ export async function searchVisibleTools(
   const hits = toolIndexFor(registry).query(query.text, {
     limit: query.limit,
     filter: (entry) => (!query.provider || entry.provider.manifest.name === query.provider) && mayUse(view, entry),
+    connected: (entry) => isConnected(view, entry),
   });
+  if (ctx.config.SEARCH_DEBUG) {
+    const results = hits.map((h) => ({ name: h.entry.qualifiedName, score: h.score, ...h.parts }));
+    ctx.logger.info({ query: query.text, provider: query.provider, results }, 'search score parts');
+  }
   return { view, entries: hits.map((h) => h.entry) };
 }

@@ -31,6 +31,33 @@ describe('search', () => {
     expect((await alice.call('search_tools', { query: 'list PRs' })).body.tools[0].name).toBe('github_list_pull_requests');
   });
 
+  it("SEARCH_DEBUG=1 logs each result's score parts for the operator; the answer keeps its fields", async () => {
+    const query = 'file a github issue about the debug flag';
+    const logged = () =>
+      stack.logs
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('search score parts') && line.includes(query));
+    await alice.call('search_tools', { query, limit: 3 });
+    expect(logged()).toEqual([]);
+    stack.services.config.SEARCH_DEBUG = true;
+    try {
+      const { body } = await alice.call('search_tools', { query, limit: 3 });
+      expect(body.tools[0]).toEqual({ name: 'github_create_issue', description: expect.any(String), integration: 'github' });
+      const [line] = logged();
+      expect(JSON.parse(line).results[0]).toMatchObject({
+        name: 'github__create_issue',
+        score: expect.any(Number),
+        text: expect.any(Number),
+        operation: expect.any(Number),
+        integration: expect.any(Number),
+        connected: expect.any(Boolean),
+      });
+    } finally {
+      stack.services.config.SEARCH_DEBUG = false;
+    }
+  });
+
   it('validates query and limit', async () => {
     expect((await alice.call('search_tools', { query: '' })).status).toBe(400);
     expect((await alice.call('search_tools', { query: 'x'.repeat(201) })).status).toBe(400);

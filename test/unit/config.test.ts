@@ -171,4 +171,10 @@ describe('finding 15: production refuses to start without real secrets', () => {
     expect(a.mac('portal-csrf', 'session')).not.toBe(b.mac('portal-csrf', 'session'));
     expect(a.mac('portal-csrf', 'session')).not.toBe(a.mac('other', 'session'));
   });
+
+  it('reads SEARCH_DEBUG as 0 or 1, and names it when it is anything else', () => {
+    expect(loadConfig({}, specs).SEARCH_DEBUG).toBe(false);
+    expect(loadConfig({ SEARCH_DEBUG: '1' }, specs).SEARCH_DEBUG).toBe(true);
+    expect(problemsOf({ SEARCH_DEBUG: 'yes' }).map((p) => p.variable)).toEqual(['SEARCH_DEBUG']);
+  });
 });

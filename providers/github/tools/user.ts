@@ -6,7 +6,8 @@ import type { GhUser } from '../shapes.js';
 export const userTools = [
   defineTool({
     name: 'get_authenticated_user',
-    description: 'Return the GitHub user the connection acts as: login, name, email, html_url.',
+    description:
+      'Who the connection is on GitHub (the connected account, "who am I"): the user it acts as, with login, name, email, html_url.',
     access: 'read',
     scopes: [],
     input: z.object({}),
