@@ -46,20 +46,27 @@ async function waitForApprovalOf(
   return status === 'DENIED' && approval.reason ? { status, reason: approval.reason } : { status };
 }
 
+/**
+ * The answer of an approval a remote source holds (its id carries the source's prefix), in the
+ * execute_tools entry shape the source answers; undefined for an approval held here.
+ */
+async function remoteAnswer(ctx: ServiceContext, caller: Caller, args: z.infer<typeof input>) {
+  const remote = await remoteWaitForApproval(ctx, caller, args);
+  if (remote && remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
+  return remote?.body as ({ status: string; result?: { result?: unknown; error?: unknown } } & Record<string, unknown>) | undefined;
+}
+
 /** The nine-meta-tool surface (/mcp, the JSON API): result is an execute_tools entry, {result} or {error}. */
 export const waitForApproval = defineMetaTool({
   name: 'wait_for_approval',
   description: description('shaped like an execute_tools entry ({result} or {error})'),
   input,
   async handler(ctx, caller, args) {
-    // A call a remote source gated: its approval is there, behind the source's prefix (same shape).
-    const remote = await remoteWaitForApproval(ctx, caller, args);
-    if (remote) {
-      if (remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
-      return remote.body;
-    }
-    return waitForApprovalOf(ctx, caller, args, (tool, outcome) =>
-      metaEntry(ctx, ctx.registry.toolByQualifiedName(tool)?.flatName ?? tool, outcome),
+    return (
+      (await remoteAnswer(ctx, caller, args)) ??
+      waitForApprovalOf(ctx, caller, args, (tool, outcome) =>
+        metaEntry(ctx, ctx.registry.toolByQualifiedName(tool)?.flatName ?? tool, outcome),
+      )
     );
   },
 });
@@ -70,18 +77,15 @@ export const waitForApprovalAgent = defineMetaTool({
   description: description('shaped like a connections_execute answer ({ok, result} or {ok: false, error})'),
   input,
   async handler(ctx, caller, args) {
-    // A call a remote source gated: its approval is there, behind the source's prefix.
-    const remote = await remoteWaitForApproval(ctx, caller, args);
+    const remote = await remoteAnswer(ctx, caller, args);
     if (!remote) return waitForApprovalOf(ctx, caller, args, (_tool, outcome) => outcome);
-    if (remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
-    const { result, ...rest } = remote.body as { result?: { result?: unknown; error?: unknown } };
+    const { result, ...rest } = remote;
     if (!result) return rest;
-    return {
-      ...rest,
-      result:
-        'result' in result
-          ? { ok: true, result: result.result }
-          : { ok: false, error: { code: 'tool_failed', message: String(result.error ?? 'failed').slice(0, 500) } },
-    };
+    // The source answers an execute_tools entry; the agent surface answers connections_execute's shape.
+    const outcome =
+      'result' in result
+        ? { ok: true, result: result.result }
+        : { ok: false, error: { code: 'tool_failed', message: String(result.error ?? 'failed').slice(0, 500) } };
+    return { ...rest, result: outcome };
   },
 });
