@@ -199,34 +199,35 @@ function withSourceApprovalId(source: string, answer: unknown): unknown {
 }
 
 /**
- * wait_for_approval of a `<source>:`-prefixed approval: waits at the source, as this caller's
- * delegate there (the source answers only the user whose call it gated), or undefined when the id
- * names no remote source of this caller's tenant. The source answers the execute_tools shape
- * (`{status, result?: {result} | {error}}`); its 404 and 400 pass on as they are.
+ * A meta-tool call about something a remote source holds (its id carries the source's prefix):
+ * made at that source as this caller's delegate there (so the source answers only the user it
+ * belongs to), or undefined when the id names no remote source of this caller's tenant. The
+ * source's 404 and 400 refusals pass on as they are (`unknown` is its "not found" text); any other
+ * answer than one `isAnswer` accepts is the source being unavailable (503).
  */
-export async function remoteWaitForApproval(
+async function atSourceOf(
   ctx: ServiceContext,
   caller: Caller,
-  args: { approvalId: string; timeoutSec: number },
+  prefixedId: string,
+  call: { tool: string; args: (rest: string) => Record<string, unknown>; timeoutMs: number; unknown: string },
+  isAnswer: (body: unknown) => boolean,
 ): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
   const { config } = ctx;
   const sources = sourcesFor(config, caller);
-  const target = splitSource(config, sources, args.approvalId);
+  const target = splitSource(config, sources, prefixedId);
   if (!target || target.source === config.SOURCE_NAME) return undefined;
   const source = sources.find((s) => s.name === target.source)!;
-  const isAnswer = (body: unknown) => typeof (body as { status?: unknown }).status === 'string';
   const isRefusal = (body: unknown) => typeof (body as { error?: unknown }).error === 'string';
   try {
     const body = (await callSource(
       source,
       caller,
-      'wait_for_approval',
-      { approvalId: target.rest, timeoutSec: args.timeoutSec },
-      { timeoutMs: (args.timeoutSec + 30) * 1000, maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES },
+      call.tool,
+      call.args(target.rest),
+      { timeoutMs: call.timeoutMs, maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES },
       (status, answer) => (status === 200 && isAnswer(answer)) || ((status === 400 || status === 404) && isRefusal(answer)),
     )) as Record<string, unknown>;
-    if (!isAnswer(body))
-      return { status: body.error === 'Unknown approvalId' ? 404 : 400, body: { error: String(body.error).slice(0, 500) } };
+    if (!isAnswer(body)) return { status: body.error === call.unknown ? 404 : 400, body: { error: String(body.error).slice(0, 500) } };
     return { status: 200, body };
   } catch (err) {
     return { status: 503, body: { error: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
@@ -234,36 +235,38 @@ export async function remoteWaitForApproval(
 }
 
 /**
- * read_result of a `<source>:`-prefixed reference: read on at the source that cut the result, as
- * this caller's delegate there (so the source answers only the user whose call produced it), or
- * undefined when the reference names no remote source of this caller's tenant. The source's 404
- * and 400 answers are passed on as they are; anything else is the source being unavailable.
+ * wait_for_approval of a `<source>:`-prefixed approval: waits at the source. It answers the
+ * execute_tools shape (`{status, result?: {result} | {error}}`).
  */
-export async function remoteReadResult(
-  ctx: ServiceContext,
-  caller: Caller,
-  args: { resultRef: string } & Record<string, unknown>,
-): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
-  const { config } = ctx;
-  const sources = sourcesFor(config, caller);
-  const target = splitSource(config, sources, args.resultRef);
-  if (!target || target.source === config.SOURCE_NAME) return undefined;
-  const source = sources.find((s) => s.name === target.source)!;
-  const isSlice = (body: unknown) => typeof (body as { totalBytes?: unknown }).totalBytes === 'number';
-  const isRefusal = (body: unknown) => typeof (body as { error?: unknown }).error === 'string';
-  try {
-    const body = (await callSource(
-      source,
-      caller,
-      'read_result',
-      { ...args, resultRef: target.rest },
-      { timeoutMs: config.SOURCE_TIMEOUT_MS, maxBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES },
-      (status, answer) => (status === 200 && isSlice(answer)) || ((status === 400 || status === 404) && isRefusal(answer)),
-    )) as Record<string, unknown>;
-    if (!isSlice(body))
-      return { status: body.error === 'Unknown resultRef' ? 404 : 400, body: { error: String(body.error).slice(0, 500) } };
-    return { status: 200, body: { ...body, resultRef: args.resultRef } };
-  } catch (err) {
-    return { status: 503, body: { error: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
-  }
+export function remoteWaitForApproval(ctx: ServiceContext, caller: Caller, args: { approvalId: string; timeoutSec: number }) {
+  return atSourceOf(
+    ctx,
+    caller,
+    args.approvalId,
+    {
+      tool: 'wait_for_approval',
+      args: (approvalId) => ({ approvalId, timeoutSec: args.timeoutSec }),
+      timeoutMs: (args.timeoutSec + 30) * 1000,
+      unknown: 'Unknown approvalId',
+    },
+    (body) => typeof (body as { status?: unknown }).status === 'string',
+  );
+}
+
+/** read_result of a `<source>:`-prefixed reference: read on at the source that cut the result. */
+export async function remoteReadResult(ctx: ServiceContext, caller: Caller, args: { resultRef: string } & Record<string, unknown>) {
+  const answer = await atSourceOf(
+    ctx,
+    caller,
+    args.resultRef,
+    {
+      tool: 'read_result',
+      args: (resultRef) => ({ ...args, resultRef }),
+      timeoutMs: ctx.config.SOURCE_TIMEOUT_MS,
+      unknown: 'Unknown resultRef',
+    },
+    (body) => typeof (body as { totalBytes?: unknown }).totalBytes === 'number',
+  );
+  // The slice names the reference as this caller knows it, prefix included.
+  return answer?.status === 200 ? { ...answer, body: { ...answer.body, resultRef: args.resultRef } } : answer;
 }
