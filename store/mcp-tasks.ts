@@ -11,6 +11,8 @@ export const MCP_TASK_TTL_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 export const MCP_TASK_TTL_MIN_MS = 60 * 1000;
 /** Unfinished tasks one user keeps at most; one more is refused until some end. */
 export const MCP_TASKS_WORKING_PER_USER = 100;
+/** Live tasks (any status, until their TTL) one user keeps at most: tasks that fail at once are rows too. */
+export const MCP_TASKS_PER_USER = 1000;
 /** tasks/list pages. */
 export const MCP_TASKS_PAGE = 50;
 
@@ -73,8 +75,8 @@ export async function createMcpTask(
   const { rows } = await db.query(
     `INSERT INTO mcp_tasks (id_hash, tenant_id, user_id, tool, sealed_id, sealed_arguments, expires_at, poll_interval_ms)
      SELECT $1, $2, $3, $4, $9, $5, now() + make_interval(secs => $6::double precision / 1000), $7
-     WHERE (SELECT count(*) FROM mcp_tasks WHERE tenant_id = $2 AND user_id = $3 AND status IN ('working', 'input_required')
-            AND expires_at > now()) < $8
+     WHERE (SELECT count(*) FILTER (WHERE status IN ('working', 'input_required')) < $8 AND count(*) < $10
+            FROM mcp_tasks WHERE tenant_id = $2 AND user_id = $3 AND expires_at > now())
      RETURNING ${COLUMNS}`,
     [
       idHash,
@@ -86,6 +88,7 @@ export async function createMcpTask(
       task.pollIntervalMs,
       MCP_TASKS_WORKING_PER_USER,
       keyring.encrypt(taskId, idAad(key)),
+      MCP_TASKS_PER_USER,
     ],
   );
   return rows[0] ? { taskId, row: rows[0] } : undefined;

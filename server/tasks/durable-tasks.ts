@@ -10,6 +10,7 @@ import {
   grantedTtlMs,
   listMcpTasks,
   MCP_TASKS_PAGE,
+  MCP_TASKS_PER_USER,
   MCP_TASKS_WORKING_PER_USER,
   type McpTaskRow,
   openMcpTaskArguments,
@@ -69,7 +70,11 @@ export function durableTasks(ctx: ServiceContext): TaskService {
       });
       if (!created) {
         throw new MetaToolError(
-          { error: `Too many unfinished tasks (at most ${MCP_TASKS_WORKING_PER_USER} per user): wait for some to end, or cancel them.` },
+          {
+            error:
+              `Too many tasks: at most ${MCP_TASKS_WORKING_PER_USER} unfinished and ${MCP_TASKS_PER_USER} kept per user ` +
+              '(a task is kept until its TTL): wait for some to end, or cancel them.',
+          },
           429,
         );
       }

@@ -63,6 +63,10 @@ export class CallerTaskStore implements TaskStore {
   }
 }
 
+/** tasks/result requests one user may have waiting at once in one process (each polls the task's work). */
+export const RESULT_WAITS_PER_USER = 20;
+const waitingResults = new Map<string, number>();
+
 /**
  * tasks/result that waits on the durable task (not on this process's memory) and, while it waits
  * on the request's open stream, tells the client of each status change (notifications/tasks/status).
@@ -70,6 +74,15 @@ export class CallerTaskStore implements TaskStore {
 export function serveTaskResults(server: Server, tasks: TaskService, caller: Caller): void {
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
+    const who = `${caller.tenantId}\0${caller.userId}`;
+    const waiting = waitingResults.get(who) ?? 0;
+    if (waiting >= RESULT_WAITS_PER_USER) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `At most ${RESULT_WAITS_PER_USER} tasks/result requests may wait at once; poll with tasks/get`,
+      );
+    }
+    waitingResults.set(who, waiting + 1);
     const signal = AbortSignal.any([extra.signal, AbortSignal.timeout(RESULT_WAIT_MAX_MS)]);
     const outcome = await tasks
       .result(caller, taskId, {
@@ -79,6 +92,11 @@ export function serveTaskResults(server: Server, tasks: TaskService, caller: Cal
       .catch((err) => {
         if (signal.aborted) throw new McpError(ErrorCode.RequestTimeout, 'The task has not ended yet: ask for its result again');
         throw err;
+      })
+      .finally(() => {
+        const left = (waitingResults.get(who) ?? 1) - 1;
+        if (left) waitingResults.set(who, left);
+        else waitingResults.delete(who);
       });
     if (!outcome) throw notFound(taskId);
     const result = callToolResult(outcome.body, outcome.isError);

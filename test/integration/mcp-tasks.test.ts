@@ -5,6 +5,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSch
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { decide } from '../../approvals/decide.js';
 import { replayHistories } from '../../bin/support/replay.js';
+import { RESULT_WAITS_PER_USER } from '../../server/tasks/mcp-task-store.js';
 import { createMcpTask, MCP_TASKS_WORKING_PER_USER } from '../../store/mcp-tasks.js';
 import { pruneRows } from '../../store/retention.js';
 import { updateTenantSettings } from '../../store/tenants.js';
@@ -318,9 +319,35 @@ describe('more tasks', () => {
     }
     const client = await clientOf(erin);
     await expect(callAsTask(client, 'execute_tools', { executions: [createIssue('one-too-many')] })).rejects.toThrow(
-      /Too many unfinished tasks \(at most 100 per user\)/,
+      /Too many tasks: at most 100 unfinished and 1000 kept per user/,
     );
     await client.close();
+  });
+});
+
+describe('bounds', () => {
+  it(`at most ${RESULT_WAITS_PER_USER} tasks/result requests of one user wait at once; one more is refused, and the waits end with the task`, async () => {
+    const frank = await world.user({ tenantId: alice.user.tenantId });
+    const client = await clientOf(frank);
+    const connect = textOf(await client.callTool({ name: 'connect', arguments: { integration: 'github' } }));
+    const task = await callAsTask(client, 'wait_for_connection', { connectionId: connect.connectionId });
+    const waits = Array.from({ length: RESULT_WAITS_PER_USER }, () =>
+      client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then(textOf),
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(
+      new RegExp(`At most ${RESULT_WAITS_PER_USER} tasks/result requests may wait at once`),
+    );
+    // Another user is not held back by frank's waits.
+    const other = await clientOf(alice);
+    const own = await callAsTask(other, 'execute_tools', { executions: [createIssue('not-held-back')] });
+    expect(textOf(await other.experimental.tasks.getTaskResult(own.taskId, CallToolResultSchema))).toMatchObject({
+      results: [{ result: { title: 'not-held-back' } }],
+    });
+    await client.experimental.tasks.cancelTask(task.taskId);
+    for (const answer of await Promise.all(waits)) expect(answer.error).toMatch(/cancelled/);
+    await client.close();
+    await other.close();
   });
 });
 
