@@ -94,6 +94,8 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return callToolResult(err.body, true);
+      // A protocol answer on purpose (URLElicitationRequiredError): the client sees it as sent.
+      if (err instanceof McpError) throw err;
       ctx.logger.error({ tool: tool.name, err: (err as Error).message }, 'MCP tool call failed');
       return callToolResult({ error: 'Internal error; the server logged the details' }, true);
     }
