@@ -11,7 +11,7 @@ import { pruneRows } from '../../store/retention.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
-import { spawnServerProcess, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
+import { killProcess, spawnServerProcess, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
 import { freePort } from '../support/ports.js';
 
@@ -40,13 +40,6 @@ async function spawn(start: Promise<ChildProcess>): Promise<ChildProcess> {
   const child = await start;
   children.push(child);
   return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 let worker = await spawn(spawnWorkerProcess(stack));
@@ -171,13 +164,13 @@ describe('tasks on /mcp', () => {
   it('a task survives its worker being SIGKILLed and its server restarting: another server process answers it with the real result', async () => {
     const port = await freePort();
     const serverA = await spawn(spawnServerProcess(stack, port));
-    await kill(worker);
+    await killProcess(worker);
     const before = issueRequests();
     // No worker runs: the task exists (its workflow does) though nothing has been sent yet.
     const clientA = await clientOf(alice, `http://127.0.0.1:${port}`);
     const task = await callAsTask(clientA, 'execute_tools', { executions: [createIssue('survivor')] });
     expect(task.status).toBe('working');
-    await kill(serverA);
+    await killProcess(serverA);
 
     worker = await spawn(spawnWorkerProcess(stack));
     await spawn(spawnServerProcess(stack, port));

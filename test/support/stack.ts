@@ -136,6 +136,14 @@ export async function createTestUser(stack: Stack, input: { tenantId?: string; e
   };
 }
 
+/** SIGKILLs a process started by spawnWorkerProcess or spawnServerProcess (as a crash would) and waits for it to exit. */
+export async function killProcess(child: import('node:child_process').ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 /**
  * Switchboard's worker as a separate OS process (`bin/worker.ts`), so a test can SIGKILL it
  * mid-run the way a crash would, and start a new one.
