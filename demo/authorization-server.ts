@@ -61,6 +61,7 @@ export function demoAuthorizationServer(options: DemoAuthorizationServerOptions)
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     ttl: {
+      AccessToken: options.accessTokenTtlSec,
       AuthorizationCode: 60,
       Interaction: 600,
       Session: 24 * 3600,
