@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { consentAtDemo } from '../../bin/support/demo-person.js';
 import { allProviders } from '../../bin/support/services.js';
 import { loadConfig } from '../../core/config.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
@@ -10,7 +11,6 @@ import { getAttempt } from '../../store/connection-attempts.js';
 import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
 import { tokenRefreshes } from '../../telemetry/metrics.js';
 import { signedInPage } from '../support/consent.js';
-import { consentAtDemo } from '../support/demo-consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
