@@ -49,23 +49,33 @@ export interface LocalStackOptions {
   /** The Temporal CLI (else bin/start.ts's own search: TEMPORAL_CLI, the cache, PATH). */
   temporalCli?: string;
   env?: Record<string, string>;
+  /** Use npm start's own ports where they are free (pictures then show localhost:3000), else free ones. */
+  preferDefaultPorts?: boolean;
 }
 
-async function freePort(): Promise<number> {
+const DEFAULT_PORTS = { http: 3000, temporal: 7233, ui: 8233, metrics: 9464, demo: 3100 };
+
+/** `wanted` when nothing listens there, else a port the system picks. */
+async function freePort(wanted = 0): Promise<number> {
   const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const bound = await new Promise<boolean>((done) => {
+    server.once('error', () => done(false));
+    server.listen(wanted, '127.0.0.1', () => done(true));
+  });
+  if (!bound) return freePort();
   const { port } = server.address() as { port: number };
   await new Promise((done) => server.close(done));
   return port;
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const pick = (name: keyof typeof DEFAULT_PORTS) => freePort(options.preferDefaultPorts ? DEFAULT_PORTS[name] : 0);
   const ports = {
-    http: await freePort(),
-    temporal: await freePort(),
-    ui: await freePort(),
-    metrics: await freePort(),
-    demo: await freePort(),
+    http: await pick('http'),
+    temporal: await pick('temporal'),
+    ui: await pick('ui'),
+    metrics: await pick('metrics'),
+    demo: await pick('demo'),
   };
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-local-'));
   const schema = `s_${randomBytes(5).toString('hex')}`;
