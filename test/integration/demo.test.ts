@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { consentAtDemo } from '../../bin/support/demo-person.js';
 import { allProviders } from '../../bin/support/services.js';
 import { loadConfig } from '../../core/config.js';
+import { startDemo } from '../../demo/index.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
@@ -20,7 +21,8 @@ import { rawRequest } from '../support/raw-http.js';
 // Its access tokens live 61 seconds here, so each is within Switchboard's one-minute refresh margin
 // a second after it is issued: refreshes happen within the test, on their own.
 
-const world = await startWorld({ demo: { accessTokenTtlSec: 61 }, env: { CONNECTION_TTL_SEC: '600' } });
+const stateFile = join(mkdtempSync(join(tmpdir(), 'switchboard-demo-state-')), 'demo-state.json');
+const world = await startWorld({ demo: { accessTokenTtlSec: 61, stateFile }, env: { CONNECTION_TTL_SEC: '600' } });
 const { stack } = world;
 const demo = stack.demo!;
 const browser = await world.browser();
@@ -44,7 +46,10 @@ async function connectDemo(user: TestUser, account: string) {
   return { heading, wait: (await waiting).body, authorizeUrl: new URL((await authorize).url()), connectionId: body.connectionId };
 }
 
-afterAll(() => world.stop());
+afterAll(async () => {
+  await world.stop();
+  rmSync(dirname(stateFile), { recursive: true, force: true });
+});
 
 describe('the demo integration', () => {
   it('is listed as "demo", labelled a demo, and needs a connection', async () => {
@@ -106,6 +111,27 @@ describe('the demo integration', () => {
     expect(stack.demoLog).toContainEqual(expect.stringMatching(/^refreshed alice-demo's access token/));
     const after = (await tokenRefreshes.get()).values.find((v) => v.labels.provider === 'demo' && v.labels.outcome === 'ok')?.value ?? 0;
     expect(after).toBeGreaterThan(before);
+  }, 30_000);
+
+  it('keeps its state across a restart (npm start keeps it in the data directory): the account still answers and refreshes', async () => {
+    const before = (await execute(alice, 'whoami')).result.token.refreshes;
+    await demo.close();
+    const restarted = await startDemo({
+      port: Number(new URL(demo.origin).port),
+      stateFile,
+      accessTokenTtlSec: 61,
+      log: (line) => stack.demoLog.push(line),
+    });
+    world.onStop(() => restarted.close());
+    const created = await execute(alice, 'create_task', { title: 'After the restart' });
+    expect(created).toMatchObject({ ok: true });
+    const listed = await execute(alice, 'list_tasks');
+    expect(listed.result.tasks.map((t: { title: string }) => t.title)).toEqual(
+      expect.arrayContaining(['Try the demo', 'After the restart']),
+    );
+    await expect
+      .poll(async () => (await execute(alice, 'whoami')).result?.token?.refreshes, { timeout: 20_000, interval: 500 })
+      .toBeGreaterThan(before);
   }, 30_000);
 
   it('disconnect revokes the grant at the demo', async () => {

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { Worker } from '@temporalio/worker';
 import { listen, type RunningServer } from '../../bin/support/listen.js';
 import { configFromEnv, createWorker, openServices, type Services } from '../../bin/support/services.js';
-import { type RunningDemo, startDemo } from '../../demo/index.js';
+import { type DemoOptions, type RunningDemo, startDemo } from '../../demo/index.js';
 import { createLogger } from '../../server/logger.js';
 import { createApiKey } from '../../store/api-keys.js';
 import { createLoginToken } from '../../store/login-tokens.js';
@@ -57,8 +57,8 @@ export interface Infra {
 export interface StackOptions {
   env?: Record<string, string>;
   worker?: boolean;
-  /** Serve the demo integration and register it, as `npm start` does (`accessTokenTtlSec` shortens its tokens). */
-  demo?: boolean | { accessTokenTtlSec?: number };
+  /** Serve the demo integration and register it, as `npm start` does (`accessTokenTtlSec` shortens its tokens, `stateFile` keeps its state). */
+  demo?: boolean | Pick<DemoOptions, 'accessTokenTtlSec' | 'stateFile'>;
 }
 
 export async function startStackOn(infra: Infra, options: StackOptions = {}): Promise<Stack> {
