@@ -176,6 +176,12 @@ describe('attackers', () => {
 
   it("a tenant's own server at the demo's address (or any loopback spelling of it) is refused: the exception is the demo's alone", async () => {
     const admin = await world.user({ roles: ['member', 'admin'] });
+    // Taking the demo's name (or its tool prefix) is refused outright, as for any deployment integration.
+    for (const name of ['demo', 'demo-tasks']) {
+      expect(() =>
+        stack.services.registry.tenantEntry(JSON.stringify({ name, displayName: 'Mine', url: 'https://mcp.example.com/mcp' })),
+      ).toThrow(/deployment's integration demo/);
+    }
     const port = new URL(demo.origin).port;
     const entries = [
       { name: 'my-tasks', displayName: 'Mine', url: demo.mcpUrl, auth: { type: 'none' } },
