@@ -452,6 +452,32 @@ describe('attacks', () => {
     await client.close();
   });
 
+  it("a call the tenant gates for approval is gated as a task too (nothing sent), and another user's task cannot wait on that approval", async () => {
+    const jack = await world.githubUser('tasks-jack');
+    await updateTenantSettings(stack.services.pool, jack.user.tenantId, { approvalTools: ['create_issue'] });
+    const client = await clientOf(jack);
+    const before = issueRequests();
+    const task = await callAsTask(client, 'execute_tools', { executions: [createIssue('gated-as-a-task')] });
+    const [entry] = textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).results;
+    expect(entry).toMatchObject({ error: 'APPROVAL_REQUIRED', approvalId: expect.stringMatching(/^apr_/) });
+    expect(issueRequests()).toBe(before);
+
+    const colleague = await clientOf(await world.user({ tenantId: jack.user.tenantId }));
+    const theirs = await callAsTask(colleague, 'wait_for_approval', { approvalId: entry.approvalId });
+    expect(theirs.status).toBe('failed');
+    expect(textOf(await colleague.experimental.tasks.getTaskResult(theirs.taskId, CallToolResultSchema))).toEqual({
+      error: 'Unknown approvalId',
+    });
+    // The approval is untouched: its requester's own wait still finds it pending.
+    expect(
+      textOf(await client.callTool({ name: 'wait_for_approval', arguments: { approvalId: entry.approvalId, timeoutSec: 1 } })),
+    ).toEqual({
+      status: 'PENDING',
+    });
+    await client.close();
+    await colleague.close();
+  });
+
   it(`the bound of ${MCP_TASKS_WORKING_PER_USER} unfinished tasks holds under concurrent creates`, async () => {
     const ivy = await world.user({ tenantId: alice.user.tenantId });
     const owner = { tenantId: ivy.user.tenantId, userId: ivy.user.id };
