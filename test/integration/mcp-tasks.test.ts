@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -9,7 +10,8 @@ import { replayHistories } from '../../bin/support/replay.js';
 import { executeTools } from '../../server/meta/execute-tools.js';
 import { durableTasks } from '../../server/tasks/durable-tasks.js';
 import { RESULT_WAITS_PER_USER } from '../../server/tasks/mcp-task-store.js';
-import { createMcpTask, MCP_TASKS_WORKING_PER_USER, mcpTaskIdHash } from '../../store/mcp-tasks.js';
+import { Keyring } from '../../store/keyring.js';
+import { createMcpTask, MCP_TASKS_WORKING_PER_USER, mcpTaskIdHash, resealMcpTasks } from '../../store/mcp-tasks.js';
 import { pruneRows } from '../../store/retention.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { consentAs, signedInPage } from '../support/consent.js';
@@ -449,6 +451,7 @@ describe('attacks', () => {
     expect(stack.logs.text()).toContain('MCP task request failed');
     // The untouched task reads as before.
     expect((await client.experimental.tasks.getTask(source.taskId)).status).toBe('working');
+    await pool.query('DELETE FROM mcp_tasks WHERE id_hash = ANY($1)', [[mcpTaskIdHash(copied.taskId), mcpTaskIdHash(retooled.taskId)]]);
     await client.close();
   });
 
@@ -492,6 +495,27 @@ describe('attacks', () => {
       ),
     );
     expect(made.filter(Boolean)).toHaveLength(MCP_TASKS_WORKING_PER_USER);
+  });
+});
+
+describe('keys', () => {
+  it('`keys reseal` moves a task (its sealed id, arguments and answer) to the new key; it still lists and answers', async () => {
+    const client = await clientOf(alice);
+    const task = await callAsTask(client, 'execute_tools', { executions: [createIssue('resealed')] });
+    const answer = textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
+    const { pool, config } = stack.services;
+    const keys = new Map([...config.ENCRYPTION_KEYS!, ['tasks2', randomBytes(32)]]);
+    const rotated = new Keyring(keys, 'tasks2');
+    expect(await resealMcpTasks(pool, rotated)).toBeGreaterThanOrEqual(1);
+    expect(await resealMcpTasks(pool, rotated)).toBe(0);
+    const tasks = durableTasks({ ...stack.services, keyring: rotated });
+    const caller = { tenantId: alice.user.tenantId, userId: alice.user.id, roles: alice.user.roles };
+    expect((await tasks.list(caller)).tasks.map((t) => t.taskId)).toContain(task.taskId);
+    expect(await tasks.outcome(caller, task.taskId)).toEqual({ body: answer, isError: false });
+    // Back to the stack's own key, which the server holds alone.
+    expect(await resealMcpTasks(pool, new Keyring(keys, stack.services.keyring.activeKeyId))).toBeGreaterThanOrEqual(1);
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+    await client.close();
   });
 });
 
