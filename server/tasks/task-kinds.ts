@@ -96,7 +96,7 @@ function batchKind(tool: MetaTool): TaskKind {
           if (await onWorkflow?.(workflowId)) await cancelBatch(ctx, workflowId);
         } catch (err) {
           // The batch runs all the same; a read after the start grace finds it by its requestId.
-          ctx.logger.warn({ workflowId, err: (err as Error).message }, 'task batch not recorded');
+          ctx.logger.warn({ workflowId, err: (err as Error).message }, 'task batch not recorded, or not stopped after an early cancel');
         }
       };
       const answer = runMetaTool(tool, ctx, caller, args, {
