@@ -67,9 +67,9 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
   // logging: clients may set a level (logging/setLevel); tool calls' own log lines stay in the server's log.
   const server = new SessionServer(session, SERVER_INFO, {
     capabilities: { tools: {}, logging: {}, tasks: TASKS_CAPABILITY },
-    taskStore: new CallerTaskStore(tasks, caller),
+    taskStore: new CallerTaskStore(tasks, caller, ctx.logger),
   });
-  serveTaskResults(server, tasks, caller);
+  serveTaskResults(server, tasks, caller, ctx.logger);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
