@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { builtinProviders } from '../providers/index.js';
-import { ProviderRegistry } from '../providers/registry.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { ToolSearchIndex, toolIndexFor } from '../server/catalog/tool-search.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
+import { evalRegistry } from './lib/eval-catalog.js';
 import { callTool } from './lib/http.js';
 import { measureSplits, type QualityFigures } from './lib/search-quality.js';
 import { positiveIntFromEnv } from './lib/settings.js';
@@ -12,8 +12,9 @@ import { formatTable, type Summary, summary } from './lib/stats.js';
 import { QUERIES, syntheticRegistry } from './lib/synthetic-catalog.js';
 
 /**
- * `search_tools` quality and latency. Quality: top-1, top-3 and recall@5 of the built-in catalog's
- * index on the evaluation set (test/fixtures/search-eval.json), tuning and held-back splits apart.
+ * `search_tools` quality and latency. Quality: top-1, top-3 and recall@5 of the index over the
+ * built-in catalog and an upstream MCP server's tools (bench/lib/eval-catalog.ts) on the evaluation
+ * set (test/fixtures/search-eval.json), tuning and held-back splits apart.
  * Latency, in-process: `ToolSearchIndex.query` over synthetic catalogs of 50, 500
  * and 5,000 tools, sizes alternating query by query, plus each index's build time. Over HTTP, on
  * the real stack: `search_tools` on the real catalog and on the 5,000-tool one against
@@ -41,8 +42,8 @@ export async function run(): Promise<object> {
   const what = `${queries} queries per catalog size (+${PARAMETERS.warmupQueries} warm-up), ${httpRounds} HTTP rounds`;
   const { timeoutSec, startedAt } = beginRun(name, what);
 
-  // The index search_tools queries for a tenant without upstream servers.
-  const quality = measureSplits(toolIndexFor(new ProviderRegistry(builtinProviders)));
+  // The index search_tools queries, over the built-in catalog and an upstream MCP server's tools.
+  const quality = measureSplits(toolIndexFor(await evalRegistry()));
   const registries = PARAMETERS.sizes.map((size) => syntheticRegistry(size));
   const sizes = inProcess(registries, queries);
   const http = await withBenchStack({ name, timeoutSec, github: false, worker: false }, (bench) =>
@@ -129,7 +130,7 @@ function report(input: {
 }) {
   const { sizes, quality } = input;
   const qualityMet = Object.values(quality).every((f) => f.top1 >= GOAL_QUALITY.top1 && f.recall5 >= GOAL_QUALITY.recall5);
-  console.log('\nsearch quality on the evaluation set (built-in catalog)');
+  console.log('\nsearch quality on the evaluation set (built-in catalog + upstream server-everything)');
   console.log(
     formatTable(
       Object.entries(quality).map(([split, f]) => ({

@@ -21,7 +21,9 @@ export type Operation =
   | 'open'
   | 'screenshot'
   | 'extract'
-  | 'whoami';
+  | 'whoami'
+  | 'run'
+  | 'toggle';
 
 /** A tool name's words that say its operation; the first such word is its main one. */
 export const NAME_OPERATIONS: Record<string, Operation> = {
@@ -66,6 +68,16 @@ export const NAME_OPERATIONS: Record<string, Operation> = {
   scrape: 'extract',
   authenticated: 'whoami',
   profile: 'whoami',
+  whoami: 'whoami',
+  run: 'run',
+  trigger: 'run',
+  start: 'run',
+  execute: 'run',
+  launch: 'run',
+  invoke: 'run',
+  toggle: 'toggle',
+  enable: 'toggle',
+  disable: 'toggle',
 };
 
 type Weighted = Partial<Record<Operation, number>>;
@@ -93,6 +105,12 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   content: { get: 0.8 },
   get: { get: 1 },
   fetch: { get: 0.8, open: 0.4 },
+  retrieve: { get: 1, list: 0.3 },
+  check: { get: 0.8 },
+  inspect: { get: 1 },
+  examine: { get: 1 },
+  display: { get: 0.6, list: 0.6 },
+  lookup: { get: 0.6, search: 0.8 },
   // list: many
   list: { list: 1 },
   all: { list: 0.8 },
@@ -101,6 +119,9 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   enumerate: { list: 1 },
   recent: { list: 0.6 },
   latest: { list: 0.5 },
+  last: { list: 0.5 },
+  newest: { list: 0.5 },
+  oldest: { list: 0.5 },
   exist: { list: 0.6 },
   // search: by words or conditions
   search: { search: 1 },
@@ -115,6 +136,10 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   across: { search: 0.6 },
   labeled: { search: 0.8 },
   tagged: { search: 0.8 },
+  locate: { search: 1 },
+  filter: { search: 0.8 },
+  matching: { search: 0.8 },
+  containing: { search: 0.8 },
   backlog: { list: 0.6 },
   pull: { extract: 0.6 },
   // create
@@ -126,8 +151,15 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   log: { create: 0.6, list: 0.3 },
   make: { create: 1 },
   submit: { create: 1 },
+  compose: { create: 1 },
+  draft: { create: 0.8 },
+  generate: { create: 0.8 },
+  record: { create: 0.6 },
+  register: { create: 0.8 },
   save: { create: 0.8 },
+  store: { create: 0.8 },
   remember: { create: 1 },
+  remind: { create: 1 },
   jot: { create: 0.6 },
   write: { create: 0.8, send: 0.3 },
   add: { create: 0.6, update: 0.4 },
@@ -143,10 +175,28 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   rename: { update: 1 },
   relabel: { update: 1 },
   reopen: { update: 1 },
-  close: { update: 0.8, transition: 0.5 },
+  close: { update: 0.7, transition: 0.8 },
   correct: { update: 1 },
+  alter: { update: 1 },
+  adjust: { update: 1 },
+  amend: { update: 1 },
+  tweak: { update: 1 },
+  revise: { update: 1 },
+  retitle: { update: 1 },
+  replace: { update: 0.8 },
+  overwrite: { update: 1 },
+  prioritize: { update: 0.8 },
+  reprioritize: { update: 1 },
+  bump: { update: 0.8 },
+  increase: { update: 0.8 },
+  decrease: { update: 0.8 },
   fix: { update: 0.8 },
   rewrite: { update: 1 },
+  tidy: { update: 1 },
+  reword: { update: 1 },
+  rephrase: { update: 1 },
+  append: { update: 1 },
+  prepend: { update: 1 },
   // delete
   delete: { delete: 1 },
   remove: { delete: 1 },
@@ -156,14 +206,22 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   rid: { delete: 1 },
   throw: { delete: 1 },
   destroy: { delete: 1 },
+  purge: { delete: 1 },
+  wipe: { delete: 1 },
+  scrap: { delete: 1 },
   // send
   send: { send: 1 },
   post: { send: 0.8, comment: 0.5, create: 0.3 },
   notify: { send: 1 },
+  share: { send: 1 },
   tell: { send: 1 },
   ping: { send: 1 },
   announce: { send: 1 },
+  broadcast: { send: 1 },
+  inform: { send: 1 },
+  forward: { send: 0.8 },
   message: { send: 0.6 },
+  msg: { send: 0.6 },
   dm: { send: 1 },
   say: { send: 0.4, search: 0.3 },
   // comment
@@ -171,38 +229,70 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   reply: { comment: 1, send: 0.5 },
   respond: { comment: 1 },
   answer: { comment: 0.8 },
+  feedback: { comment: 0.8 },
   // the rest
   merge: { merge: 1 },
   land: { merge: 1 },
   ship: { merge: 0.8 },
   squash: { merge: 1 },
+  rebase: { merge: 0.8 },
   assign: { assign: 1 },
   unassign: { assign: 1 },
   reassign: { assign: 1 },
   ownership: { assign: 1 },
   give: { assign: 0.8 },
+  delegate: { assign: 1 },
   transition: { transition: 1 },
   move: { transition: 1 },
   mark: { transition: 0.8 },
   resolve: { transition: 1 },
+  advance: { transition: 1 },
+  complete: { transition: 0.8, update: 0.4 },
+  finish: { transition: 0.8, update: 0.4 },
   status: { transition: 0.5, get: 0.3 },
   react: { react: 1 },
   emoji: { react: 1 },
   acknowledge: { react: 0.8 },
   visit: { open: 1 },
   browse: { open: 1 },
+  load: { open: 0.8 },
+  navigate: { open: 1 },
   screenshot: { screenshot: 1 },
   capture: { screenshot: 1 },
   snapshot: { screenshot: 1 },
+  snap: { screenshot: 0.8 },
   extract: { extract: 1 },
   scrape: { extract: 1 },
+  harvest: { extract: 1 },
   whoami: { whoami: 1 },
+  // run: set something going
+  run: { run: 1 },
+  trigger: { run: 1 },
+  launch: { run: 1 },
+  execute: { run: 1 },
+  invoke: { run: 1 },
+  start: { run: 0.8, toggle: 0.6 },
+  // toggle: switch a setting on or off
+  toggle: { toggle: 1 },
+  enable: { toggle: 1 },
+  disable: { toggle: 1 },
+  activate: { toggle: 1 },
+  deactivate: { toggle: 1 },
+  silence: { toggle: 1 },
+  mute: { toggle: 1 },
+  unmute: { toggle: 1 },
+  pause: { toggle: 0.8 },
+  resume: { toggle: 0.8 },
+  stop: { toggle: 0.6 },
 };
+
+/** ".product-title" is a CSS class (the browser's extract); ".gz" or ".json" is a kind of file. */
+export const CSS_CLASS = /(?:^|\s)\.(?!(?:gz|zip|tar|tgz|json|csv|txt|md|pdf|png|jpe?g|gif|svg|html?|xml|ya?ml|log|ts|js|py)\b)[a-z][\w-]*/;
 
 /** Phrases read before single words, so "who am I" is one intent and not three words. */
 export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [
-    /\b(?:who|which \w+|what \w+) am i\b|\bmy (?:\w+ )?(?:account|username|login|profile|karma)\b|\bwhich \w+ (?:user|account) is connected\b/,
+    /\b(?:who|which \w+|what \w+) am i\b|\bwho i am\b|\bmy (?:\w+ )?(?:account|username|login|profile|karma)\b|\bwhich \w+ (?:user|account) is connected\b/,
     { whoami: 1.5 },
   ],
   [/\blook (?:for|through)\b/, { search: 1 }],
@@ -211,22 +301,75 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\b(?:note|comment|reply) (?:on|to)\b/, { comment: 1 }],
   [/\bget rid of\b|\bthrow away\b/, { delete: 1.5 }],
   [/\bwrite down\b|\bjot down\b/, { create: 1.5 }],
-  [/\blook like\b/, { screenshot: 1.5 }],
-  [/\bcatch up\b/, { list: 1 }],
+  [/\blooks? like\b/, { screenshot: 1.5 }],
+  [/\bcatch (?:\w+ )?up\b/, { list: 1 }],
+  // "slack the team that …": Slack as a verb is a message.
+  [/^slack (?:the |my |our |everyone\b|@)/, { send: 1.5 }],
   [/\bmove .* to\b|\bmark .* as\b/, { transition: 0.5 }],
+  [/\b(?:start|begin|stop) (?:work|working|progress) on\b/, { transition: 1.5 }],
+  [/\bput \S+(?: \S+)? (?:in|into) (?!the\b|a\b|my\b)\w+/, { transition: 1.2 }],
+  // "open github PR 5", "open PROJ-200": a thing named by its number or key is to be looked at.
+  [/\bopen (?:\w+ ){0,2}(?:#?\d+|[a-z][a-z0-9]+-\d+)\b/, { get: 1.2 }],
+  [/\blook at\b/, { get: 1 }],
   [/\bwhat (?:was|did) .* say\b|\bwhat was said\b/, { list: 0.5 }],
   [/\bopen (?:a|an|new)\b/, { create: 1 }],
   [/\bopen (?:https?:|www\.)/, { open: 1.5 }],
   [/\bhow (?:much|many)\b/, { get: 0.6 }],
   [/(?:^|\s):[a-z0-9_+-]+:/, { react: 1.2 }],
-  [/(?:^|\s)\.[a-z][\w-]*|\belements?\b/, { extract: 1 }],
+  [new RegExp(`${CSS_CLASS.source}|\\belements?\\b`), { extract: 1 }],
   [/\bgit log\b/, { list: 1.5 }],
   [/\bwhat(?:'s| is) (?:the|in)\b/, { get: 0.8 }],
-  [/\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) open\b/, { list: 0.8, search: 0.6 }],
+  [
+    /\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) open\b|\b(?:issues|prs|tickets|bugs|pull requests) (?:still )?open\b/,
+    { list: 0.8, search: 0.6 },
+  ],
   [/\bopen (?:my|the|this|that)\b/, { get: 0.8 }],
   [/\bgo to\b/, { open: 1.2 }],
   [/\bwrite to\b/, { send: 1.2 }],
   [/\b(?:change|set|update) (?:the )?status\b/, { transition: 1.5 }],
+  [/\b(?:change|set|update) (?:the )?assignee\b/, { assign: 1.5 }],
+  [/\b(?:turn|switch) (?:\S+ ){0,3}(?:on|off)\b/, { toggle: 1.5 }],
+  [/\bleave (?:a |an |some |my )?(?:feedback|comment|note|review|reply)\b/, { comment: 1.5 }],
+  [/\bpost (?:a |an |my )?(?:update|note|comment|reply) (?:on|to)\b/, { comment: 1.5 }],
+  [/\b(?:which|what) (?:\w+ )?(?:account|identity|login)\b/, { whoami: 1.2 }],
+  // "PRs by octocat", "issues opened by me": filtered by author.
+  [/\b(?:prs?|pull requests?|issues?|tickets?|messages?|commits?|stories|posts?|notes?) (?:\w+ )?by (?!\w+ing\b)/, { search: 1 }],
+  // "… that were merged", "… that are closed": filtered by state.
+  [/\bthat (?:are|were|is|was|have been) (?:not )?\w+/, { search: 0.6 }],
+  [/\bwhat (?:have|did) (?:i|we) (?:\w+ )?\w+ed\b/, { list: 1 }],
+  [/\bwho (?:is|are)\b/, { get: 0.8 }],
+  // "is there an issue about …", "do I have any open PRs": whether such things exist.
+  [/\b(?:is there|are there)\b/, { search: 0.8, list: 0.6 }],
+  [/\bdo (?:i|we|you) have\b/, { list: 0.8 }],
+  [/\blet (?:\S+ ){1,4}know\b/, { send: 1.5 }],
+  [/\bthumbs?[ -]?(?:up|down)\b/, { react: 1.2 }],
+  [/\btake (?:a |an |some )?notes?\b/, { create: 1.5 }],
+  [/\b(?:raise|lower|bump|increase|decrease) (?:the |its )?(?:priority|estimate|due date)\b/, { update: 1.5 }],
+  [/\bkick (?:\w+ )?off\b/, { run: 1.5 }],
+  [/\bhand (?:\S+ )?(?:over|off)\b/, { assign: 1.5 }],
+  [/\bfollow up on\b/, { comment: 1 }],
+  [/\b(?:track|hunt) (?:\S+ )?(?:down|for)\b|\bdig (?:\S+ )?(?:out|up|through|into|for)\b/, { search: 1 }],
+  [/\bheads[- ]up\b/, { send: 1.5 }],
+  [/\bput in (?:a|an)\b/, { create: 1.2 }],
+  [/\bsay (?:\S+ ){1,3}on\b/, { comment: 1.2 }],
+  // "PRs waiting on me", "issues I opened": filtered by who they concern.
+  [/\bwaiting (?:on|for) (?:me|my)\b|\b(?:i|me) (?:opened|created|filed|wrote|authored|reported|raised)\b/, { search: 1 }],
+  // "where can ABC-7 go from here": the transitions it has.
+  [/\bwhere can \S+ (?:go|move)\b|\b(?:go|move) (?:next|from here)\b/, { list: 1, transition: 0.8 }],
+  [/\bsend [a-z][a-z0-9]+-\d+ (?:back )?to\b/, { transition: 1.5 }],
+  [/\btake (?:a |an )?(?:picture|photo|snapshot|screen ?shot|screen ?grab|image)\b/, { screenshot: 1.5 }],
+  [/\bselectors?\b/, { extract: 1 }],
+  // "PROJ-12 assigned to them": one thing given to someone, not things filtered by assignee.
+  [/\b[a-z][a-z0-9]+-\d+ (?:\w+ )?assigned to\b/, { assign: 1.5 }],
+  [/\bqueue (?:up )?(?:a|an)\b/, { create: 1 }],
+  [/\bclean up\b/, { delete: 0.8, update: 0.6 }],
+  [/\bset up\b|\bspin up\b|\bwrite up\b/, { create: 1 }],
+  [/\bopen [a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev)\b/, { open: 1.5 }],
+  // "add the label x to issue 14", "add a tag to my note": something put on a thing changes it.
+  [
+    /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:labels?|tags?|assignees?|priority|due date)\b/,
+    { update: 1.2 },
+  ],
 ];
 
 /** Intent words that are also things tools work on: matched as text too. */
@@ -255,10 +398,47 @@ export const LIGHT_VERBS = new Set(['add', 'submit', 'post']);
 
 /** Phrases read as one thing before words are looked up. */
 export const REWRITES: [RegExp, string][] = [
+  // "please", "can you", "I'd like to": the request starts after them.
+  [
+    /^(?:\s*(?:please|pls|kindly|hey|ok|so|now|can you|could you|would you|will you|i'd like to|i would like to|i want to|i need to|need to|help me|let's|lets|go ahead and|(?:the )?user (?:wants|asked|asks|needs|would like)(?: me| you)?(?: to)?(?: know)?|the agent should)\b[\s,:]*)+/i,
+    '',
+  ],
   [/\b(?:pull|merge) requests?\b/gi, 'PR'],
   [/\bwhat's\b/gi, 'what is'],
-  [/\bgit log\b/gi, 'list commits'],
+  [/\b(?:git|commit) log\b/gi, 'list commits'],
+  // "catch me up on #product": read what was said there.
+  [/\bcatch (?:me |us )?up (?:on|with)\b/gi, 'read the history of'],
+  // "scroll back through #random": read its history.
+  [/\bscroll (?:back|up)(?: through| in)?\b/gi, 'history of'],
+  // "what's on my plate": what is assigned to me.
+  [/\bon my plate\b/gi, 'assigned to me'],
   [/\bgrep\b/gi, 'search code'],
+  // "are there new commits", "what's new in #x": new ones, not a new one to make.
+  [/\b(are there|is there|any|anything|what is|what are) new\b/gi, '$1 recent'],
+  // "find out who U02ABC is", "figure out who I am": a question, not a search.
+  [/\b(?:find|figure) out\b/gi, 'show'],
+  // "the newest commit message": the newest commit.
+  [/\bcommit messages?\b/gi, 'commits'],
+  // "note to self: renew passport": a note.
+  [/\bnote to self\b/gi, 'create a note'],
+  // "history of changes to docs/setup.md": the commits that touched it.
+  [/\b(?:change history|history of changes)\b/gi, 'list commits for'],
+  // "get the list of slack channels": list them.
+  [/\b(?:get|show|give|fetch|see)(?: me)? (?:the |a )?(?:full |whole )?list of\b/gi, 'list'],
+  // "pull up issue 77": show it.
+  [/\bpull up\b/gi, 'get'],
+  // "tell me about", "tell me what": a question to answer, not a message to send.
+  [/\btell me\b/gi, 'show me'],
+  // "give me", "send me": get it for me.
+  [/\b(?:give|send|hand|bring) me\b/gi, 'get'],
+  // "close the PR without merging": what is not to be done is no request.
+  [/\bwithout \w+ing\b/gi, ' '],
+  // "19 + 23" reads as "19 plus 23".
+  [/(\d)\s*\+\s*(-?\d)/g, '$1 plus $2'],
+  // "who last changed src/main.go": the commits that touched it.
+  [/\bwho (?:last |recently |most recently )?(?:changed|modified|edited|touched)\b/gi, 'list commits that changed'],
+  // "add 17 and 25": a sum, not something added to a thing.
+  [/\badd (?:up )?(?:the )?(?:numbers )?(-?\d[\d.]*) (?:and|to|plus) (-?\d[\d.]*)/gi, 'sum of $1 and $2'],
 ];
 
 /** Short names people give integrations, read as if the name were written out. */
@@ -278,6 +458,7 @@ export const PRODUCT_WORDS: Record<string, Record<string, number>> = {
   sprint: { 'atlassian-jira': 0.6 },
   spaces: { 'atlassian-jira': 0.5 },
   channel: { slack: 1 },
+  dm: { slack: 0.8 },
   workspace: { slack: 0.6 },
   thread: { slack: 0.4 },
   repo: { github: 1 },
@@ -304,6 +485,7 @@ export const PRODUCT_WORDS: Record<string, Record<string, number>> = {
   note: { jots: 0.7 },
   jot: { jots: 1 },
   remember: { jots: 1 },
+  remind: { jots: 0.8 },
   idea: { jots: 0.6 },
   memo: { jots: 1 },
 };

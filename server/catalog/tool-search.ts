@@ -1,6 +1,9 @@
 import MiniSearch from 'minisearch';
+import { inputJsonSchema } from '../../core/json-schema.js';
 import type { ToolEntry } from '../../providers/registry.js';
+import { baseForm, normalizeTerm, STOP_WORDS, stem, tokenize } from './search-terms.js';
 import {
+  CSS_CLASS,
   INTENT_PHRASES,
   INTENT_WORDS,
   KEEP_AS_TEXT,
@@ -14,67 +17,27 @@ import {
 
 /**
  * Deterministic keyword ranking of tools for a request. Three parts, added:
- * - text: BM25+ (minisearch) of the request's subject words over the tool's name, description and
- *   integration text, scaled so the best match scores 1;
+ * - text: BM25+ (minisearch) of the request's subject words over the tool's name, description,
+ *   integration text and parameters (names and descriptions), scaled so the best match scores 1;
  * - operation: what the request asks done ("file", "reply", "details", "which", "who am I") against
- *   what the tool's name says it does (create, comment, get, list, whoami…);
+ *   what the tool's name says it does (create, comment, get, list, whoami…, or its own first word:
+ *   `echo`, `gzip_…`), kept in proportion to how relevant the tool is otherwise (GATE);
  * - integration: the request's product words ("ticket", "channel", "repo") or the integration's own
  *   name, pointing at one integration.
- * Names split on `_` and camelCase; a few synonyms and plural forms fold together. Same query, same
- * catalog, same order: ties go to the caller's connected integrations, then by qualified name.
+ * Words are read as search-terms.ts says; what request words mean is in search-vocabulary.ts. Same
+ * query, same catalog, same order: ties go to the caller's connected integrations, then by name.
  */
 
 export const WEIGHTS = { text: 1, operation: 1.2, integration: 1.2 };
 
-const SYNONYMS: Record<string, string[]> = {
-  pr: ['pull', 'request'],
-  prs: ['pull', 'request'],
-  msg: ['message'],
-  ticket: ['issue'],
-  repository: ['repo'],
-  dm: ['direct', 'message'],
-  bug: ['issue'],
-  post: ['message'],
-  task: ['issue'],
-  space: ['project'],
-  committed: ['commit'],
-  backlog: ['issue'],
-  member: ['user'],
-  person: ['user'],
-  people: ['user'],
-};
-
-const STOP_WORDS = new Set(
-  (
-    'a an the of to for in on and or my me all with by as is am are was were be it its this that these those i you we ' +
-    'do does did have has there can could would should please what which who how whats at from into about against ' +
-    'across up out some any one our your their them us so just now'
-  ).split(' '),
-);
-
-/** Plural and simple verb endings off, so "issues" meets "issue". */
-function stem(term: string): string {
-  if (term.length > 5 && (term.endsWith('uses') || term.endsWith('sses'))) return term.slice(0, -2);
-  if (term.length > 4 && term.endsWith('ies')) return `${term.slice(0, -3)}y`;
-  if (term.length > 3 && term.endsWith('s') && !term.endsWith('ss') && !term.endsWith('us')) return term.slice(0, -1);
-  return term;
-}
-
-export function normalizeTerm(raw: string): string[] {
-  const lower = raw.toLowerCase();
-  // Short plurals of abbreviations ("PRs", "msgs") are too short for the stemmer.
-  const term = lower.endsWith('s') && SYNONYMS[lower.slice(0, -1)] ? lower.slice(0, -1) : stem(lower);
-  if (!term || STOP_WORDS.has(term)) return [];
-  return SYNONYMS[term] ?? [term];
-}
-
-/** Splits on anything not a letter or digit, and at camelCase humps. */
-export function tokenize(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean);
-}
+/**
+ * How much of its operation score a tool keeps, by how relevant it is otherwise: a tool that shares
+ * no subject word with the request and belongs to no integration it points at does what is asked
+ * to something else ("change" in "climate change" is no request to update an issue). The share is
+ * `floor + text × GATE.text + integration × GATE.integration`, at most 1: all of it from about a
+ * third of the best text match, or an integration named or pointed at by a product word.
+ */
+export const GATE = { floor: 0.3, text: 2, integration: 0.7 };
 
 interface ToolDocument {
   id: string;
@@ -82,13 +45,17 @@ interface ToolDocument {
   toolName: string;
   description: string;
   providerText: string;
+  parameters: string;
 }
 
 /** Why a hit scored what it did (SEARCH_DEBUG=1 logs these). */
 export interface ScoreParts {
   text: number;
+  /** What the tool's operations match of the request's, times `gate`. */
   operation: number;
   integration: number;
+  /** The share of its operation match the tool keeps (GATE). */
+  gate: number;
   connected: boolean;
 }
 
@@ -105,10 +72,57 @@ export interface ReadRequest {
   text: string;
   operations: Weighted;
   integrations: Map<string, number>;
+  /** Every word of the request as typed, stemmed and folded: a tool's own verb is looked up here. */
+  words: Set<string>;
+  /** Things asked for in the plural ("issues", "PRs"): tools named after one of them are asked to list. */
+  many: Set<string>;
 }
+
+/** Arguments' names and descriptions say what a tool works on, less surely than its name and description. */
+const PARAMETERS_BOOST = 0.5;
+/** An upstream schema may be 64 KiB: its words are read up to here. */
+const PARAMETERS_MAX_CHARS = 1000;
 
 /** An integration named outright outweighs one its product words suggest. */
 const NAMED = 1.5;
+/** What a plural of the thing a tool is named after asks of it: to list. */
+const PLURAL_LIST = 0.7;
+
+const QUESTION_WORDS = new Set(['what', 'whats', 'which']);
+/** Operations that read: a verb of these leaves a number or plural its usual sense. */
+const READING: Operation[] = ['get', 'list', 'search'];
+
+/**
+ * Everyday words that integrations are also named (the reference MCP servers are called
+ * "everything", "memory", "time", "fetch"): such a word names its integration only when used as a
+ * name ("Everything", "the everything server", "on everything"), not in "everything I noted".
+ */
+const EVERYDAY_NAMES = new Set(['everything', 'anything', 'something', 'nothing', 'memory', 'time', 'fetch']);
+
+function usedAsName(raw: string, request: string): boolean {
+  if (/^[A-Z]/.test(raw)) return true;
+  const word = raw.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `\\b(?:on|in|from|via|using|through|with|at) (?:the )?${word}\\b|\\b${word} (?:mcp |upstream )?(?:server|mcp|integration|tools?|app|api)\\b`,
+    'i',
+  ).test(request);
+}
+
+/** The share of its weight a product word keeps inside a web address. */
+const IN_ADDRESS = 0.4;
+
+const WEB_ADDRESS = /https?:\/\/|\bwww\.|\b[a-z0-9-]+\.(com|org|net|io|dev)\b/;
+/** "acme/web", "octocat/hello-world": a GitHub owner and repository, whose words are names. */
+const OWNER_REPO = /\b[\w.-]+\/[\w.-]+/g;
+const WEB_ADDRESS_TEXT = /https?:\/\/\S+|\bwww\.\S+|\b[\w.-]+\.(?:com|org|net|io|dev)\b\S*/g;
+
+/** A request word's intent: as written, or its -ing form's verb ("sending" → send). */
+function intentOf(word: string): Weighted | undefined {
+  const intent = INTENT_WORDS[word];
+  if (intent || word.length < 6 || !word.endsWith('ing')) return intent;
+  const base = word.slice(0, -3);
+  return INTENT_WORDS[base] ?? INTENT_WORDS[`${base}e`] ?? (base.at(-1) === base.at(-2) ? INTENT_WORDS[base.slice(0, -1)] : undefined);
+}
 
 const scale = (ops: Weighted, by: number): Weighted => Object.fromEntries(Object.entries(ops).map(([op, w]) => [op, w * by])) as Weighted;
 
@@ -116,6 +130,17 @@ const addMax = <K>(map: Map<K, number>, key: K, weight: number) => map.set(key, 
 
 function addOperations(into: Weighted, from: Weighted) {
   for (const [op, w] of Object.entries(from) as [Operation, number][]) into[op] = Math.max(into[op] ?? 0, w);
+}
+
+/**
+ * A tool's own verb: the first word of its name when that is no operation word (`echo`, `toggle_…`,
+ * `gzip_file`, `simulate_…`). A request that uses it asks for what the tool does. Counts fully when
+ * the name says no operation otherwise, half when it does (`simulate_research_query` also "queries").
+ */
+function ownVerb(toolName: string, ops: Weighted, ownWords: Set<string>): { verb: string; weight: number } | undefined {
+  const first = tokenize(toolName)[0]?.toLowerCase();
+  if (!first || first.length < 3 || NAME_OPERATIONS[first] || STOP_WORDS.has(first) || ownWords.has(first)) return undefined;
+  return { verb: stem(first), weight: Object.keys(ops).length ? 0.5 : 1 };
 }
 
 /** A tool's operations from its name: the first operation word counts fully, later ones half. */
@@ -140,22 +165,34 @@ export class ToolSearchIndex {
   private readonly search: MiniSearch<ToolDocument>;
   private readonly byId = new Map<string, ToolEntry>();
   private readonly operationsOf = new Map<string, Weighted>();
+  private readonly ownVerbs = new Map<string, { verb: string; weight: number }>();
+  private readonly ownVerbSet = new Set<string>();
+  /** Nouns of tool names (`issue`, `channel`, `note`): a plural of one asks for many of them. */
+  private readonly nameNouns = new Set<string>();
+  private readonly nounsOf = new Map<string, Set<string>>();
   private readonly byProvider = new Map<string, ToolEntry[]>();
   /** An integration's own words (name, display name, tool prefix) → its name. */
   private readonly providerWords = new Map<string, string>();
   private readonly providerPhrases: [string, string][] = [];
+  /** Every term the catalog's text has, so a request's word in another form can be read as its base. */
+  private readonly vocabulary = new Set<string>();
 
   constructor(entries: readonly ToolEntry[]) {
     this.search = new MiniSearch<ToolDocument>({
-      fields: ['qualifiedName', 'toolName', 'description', 'providerText'],
+      fields: ['qualifiedName', 'toolName', 'description', 'providerText', 'parameters'],
       storeFields: [],
       tokenize,
       processTerm: (term) => {
         const terms = normalizeTerm(term);
+        for (const t of terms) this.vocabulary.add(t);
         return terms.length ? terms : null;
       },
       searchOptions: {
-        boost: { toolName: 3, qualifiedName: 1, providerText: 1.5, description: 1 },
+        processTerm: (term) => {
+          const terms = normalizeTerm(term).map((t) => (this.vocabulary.has(t) ? t : (baseForm(t, this.vocabulary) ?? t)));
+          return terms.length ? terms : null;
+        },
+        boost: { toolName: 3, qualifiedName: 1, description: 1, providerText: 1.5, parameters: PARAMETERS_BOOST },
         prefix: (term) => term.length >= 4,
         fuzzy: (term) => (term.length >= 8 ? 0.15 : false),
         combineWith: 'OR',
@@ -163,8 +200,24 @@ export class ToolSearchIndex {
     });
     const docs = entries.map((entry) => {
       this.byId.set(entry.qualifiedName, entry);
-      this.operationsOf.set(entry.qualifiedName, nameOperations(entry.tool.name));
+      const ops = nameOperations(entry.tool.name);
+      this.operationsOf.set(entry.qualifiedName, ops);
       const m = entry.provider.manifest;
+      const own = ownVerb(entry.tool.name, ops, new Set([m.name, m.toolPrefix, ...m.name.split('-')]));
+      if (own) {
+        this.ownVerbs.set(entry.qualifiedName, own);
+        this.ownVerbSet.add(own.verb);
+      }
+      const nouns = new Set<string>();
+      for (const word of tokenize(entry.tool.name)) {
+        const lower = word.toLowerCase();
+        if (NAME_OPERATIONS[lower] || STOP_WORDS.has(lower)) continue;
+        for (const noun of [stem(lower), ...normalizeTerm(lower)]) {
+          nouns.add(noun);
+          this.nameNouns.add(noun);
+        }
+      }
+      this.nounsOf.set(entry.qualifiedName, nouns);
       if (!this.byProvider.has(m.name)) {
         this.byProvider.set(m.name, []);
         for (const word of [m.name, m.toolPrefix, ...m.name.split('-'), m.displayName.replace(/\s+/g, '')]) {
@@ -183,6 +236,7 @@ export class ToolSearchIndex {
         toolName: entry.tool.name,
         description: entry.tool.description,
         providerText: `${m.name} ${m.displayName} ${m.toolPrefix} ${m.description}`,
+        parameters: parametersText(entry),
       };
     });
     this.search.addAll(docs);
@@ -201,57 +255,113 @@ export class ToolSearchIndex {
     if (/(^|\s)#[a-z]/.test(lower)) addMax(integrations, 'slack', 1);
     if (/(^|\s)@\w/.test(lower)) addMax(integrations, 'slack', 0.4);
     if (/(^|\s):[a-z0-9_+-]+:/.test(lower)) addMax(integrations, 'slack', 0.6);
-    if (/(^|\s)\.[a-z][\w-]*/.test(lower)) addMax(integrations, 'browser', 0.8);
-    if (/https?:\/\/|\bwww\.|\b[a-z0-9-]+\.(com|org|net|io|dev)\b/.test(lower)) addMax(integrations, 'browser', 1);
-    else if (/\b[\w.-]+\/[\w.-]+\b/.test(lower)) addMax(integrations, 'github', 0.6);
+    if (CSS_CLASS.test(lower)) addMax(integrations, 'browser', 0.8);
+    // A web address is a page to open ("read the article at https://…").
+    if (WEB_ADDRESS.test(lower)) {
+      addMax(integrations, 'browser', 1);
+      addOperations(operations, { open: 0.6 });
+    } else if (/\b[\w.-]+\/[\w.-]+\b/.test(lower)) addMax(integrations, 'github', 0.6);
+    // GitHub numbers its issues and pull requests; Jira and Linear have keys ("PROJ-9").
+    if (/\b(?:issue|pr|pull request)s? #?\d+\b/.test(lower)) addMax(integrations, 'github', 0.5);
     const identifier = /\b[A-Z][A-Z0-9]+-\d+\b/.test(request);
     if (identifier) {
-      addMax(integrations, 'atlassian-jira', 0.4);
-      addMax(integrations, 'linear', 0.3);
+      addMax(integrations, 'atlassian-jira', 0.6);
+      addMax(integrations, 'linear', 0.45);
     }
     // A number or id names one thing: "issue #42", "note 7", "PROJ-9".
     const subject: string[] = [];
     let intentSeen = false;
-    let plural = false;
+    const plural = new Set<string>();
     // Issue keys, owner/repo, addresses, #channels and "in the repo" say which thing or where, not
     // what kind: they are no text to match. A file's path is a file.
     const subjectText = request
+      // Quoted text is a value (a title, a message, a label), not what kind of thing is asked for.
+      .replace(/"[^"]*"|“[^”]*”/g, ' ')
+      // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words.
+      .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, ' code ')
       .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
-      .replace(/(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b/gi, ' file ')
+      .replace(/(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b/gi, ' file ')
       .replace(/\b[\w.-]+\/[\w.-]+/g, ' ')
+      .replace(/(?:^|\s)#[a-z][\w-]*/g, ' channel ')
       .replace(/\b[A-Z][A-Z0-9]+-\d+\b|(?:^|\s)[#@][\w-]+/g, ' ')
+      // A Slack member id ("U024BE7LH") is a user.
+      .replace(/\b[UW](?=[A-Z0-9]*\d)[A-Z0-9]{5,}\b/g, ' user ')
       .replace(
-        /\b(?:in|on|from|to|against) (?:the |this |that |my |a )?(?:[A-Z]+ )?(?:repo|repository|project|channel|workspace)\b/gi,
+        /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z]+ )?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
         ' ',
       );
-    // Product words count wherever they stand, "in the repo" too.
+    // Product words count wherever they stand, "in the repo" too; inside a web address
+    // ("news.ycombinator.com") they say where a page is, which the browser opens, so they count less.
+    const addresses = new Set(
+      [...(lower.match(WEB_ADDRESS_TEXT) ?? []), ...(lower.match(OWNER_REPO) ?? [])].flatMap((name) =>
+        tokenize(name).map((w) => w.toLowerCase()),
+      ),
+    );
+    const allWords = new Set<string>();
     for (const raw of tokenize(request)) {
       const word = raw.toLowerCase();
+      const terms = new Set([word, stem(word), ...normalizeTerm(word)]);
+      for (const term of terms) allWords.add(term);
+      // "simulated" asks what a tool named `simulate_…` does, as "simulate" would.
+      const base = baseForm(word, this.vocabulary);
+      if (base) allWords.add(base);
+      const share = addresses.has(word) ? IN_ADDRESS : 1;
       const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
-      if (own) addMax(integrations, own, NAMED);
-      for (const term of new Set([word, stem(word), ...normalizeTerm(word)])) {
-        for (const [name, weight] of Object.entries(PRODUCT_WORDS[term] ?? {})) addMax(integrations, name, weight);
+      if (own) addMax(integrations, own, NAMED * share * (EVERYDAY_NAMES.has(word) && !usedAsName(raw, request) ? IN_ADDRESS : 1));
+      for (const term of terms) {
+        for (const [name, weight] of Object.entries(PRODUCT_WORDS[term] ?? {})) addMax(integrations, name, weight * share);
       }
     }
     const words = tokenize(subjectText);
+    // A request that opens with a tool's own verb ("gzip the README and give me a link") has that
+    // verb: intent words after it are secondary.
+    intentSeen = words.length > 0 && !intentOf(words[0].toLowerCase()) && this.ownVerbSet.has(stem(words[0].toLowerCase()));
+    // A question word ("which notes mention …") leaves the verb to come, and counts less if one does.
+    const asked: Weighted = {};
+    let verb: Weighted | undefined;
     for (const [position, raw] of words.entries()) {
       const word = raw.toLowerCase();
-      const intent = INTENT_WORDS[word];
-      // The first intent word is the request's verb; later ones are often its object ("a task to update the docs").
-      if (intent) addOperations(operations, intentSeen ? scale(intent, 0.7) : intent);
-      intentSeen ||= Boolean(intent);
+      const intent = intentOf(word);
+      if (intent && QUESTION_WORDS.has(word)) addOperations(asked, intent);
+      else if (intent) {
+        // The first intent word is the request's verb; later ones are often its object ("a task to update the docs").
+        addOperations(operations, intentSeen ? scale(intent, 0.7) : intent);
+        verb ??= intent;
+        intentSeen = true;
+      }
       const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
       // A request's first word, when an intent, is its verb ("file a bug", "log a task"), not its subject.
-      if (own || /^\d+$/.test(word) || (intent && (position === 0 || !KEEP_AS_TEXT.has(word)))) continue;
-      if (word.length > 3 && stem(word) !== word && !STOP_WORDS.has(word)) plural = true;
+      // A verb's -ing form is as often a thing ("logging", "pricing"): it stays text.
+      const ingForm = !INTENT_WORDS[word] && word.endsWith('ing');
+      if (own || /^\d+$/.test(word) || (intent && !ingForm && (position === 0 || !KEEP_AS_TEXT.has(word)))) continue;
+      if (word.length > 3 && stem(word) !== word && !STOP_WORDS.has(word) && this.namesThing(word))
+        for (const noun of [stem(word), ...normalizeTerm(word)]) plural.add(noun);
       subject.push(raw);
     }
-    // "repos", "issues": many things are asked for.
-    if (plural) addOperations(operations, { list: 0.7 });
-    // A number or id names one thing: "issue #42", "note 7", "PROJ-9". It adds to what the words ask.
-    if (identifier || /(^|\s)#?\d+\b|\bid\b/.test(lower)) operations.get = (operations.get ?? 0) + 0.4;
+    addOperations(operations, verb ? scale(asked, 0.8) : asked);
+    // "repos", "issues": many of a thing are asked for, so tools named after it are asked to list,
+    // unless a verb does something else to them ("share the release notes").
+    const many = !verb || READING.some((op) => op in verb) ? plural : new Set<string>();
+    // A number or id names one thing: "issue #42", "note 7", "PROJ-9". It adds to what the words ask,
+    // unless their verb does something else to it ("close PR 19").
+    if ((identifier || this.namesOne(lower)) && (!verb || READING.some((op) => op in verb))) operations.get = (operations.get ?? 0) + 0.4;
     // A request of intent words alone ("screenshot", "delete") is its own subject.
-    return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations };
+    return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations, words: allWords, many };
+  }
+
+  /** A number that names one thing ("issue 42", "#7", "id"), not one that counts them ("the latest 5 notes"). */
+  private namesOne(lower: string): boolean {
+    if (/\bid\b/.test(lower)) return true;
+    for (const match of lower.matchAll(/(?:^|\s)(#?)\d+\b(?: (\w+))?/g)) {
+      const next = match[2];
+      if (match[1] || !next || stem(next) === next || !this.namesThing(next)) return true;
+    }
+    return false;
+  }
+
+  /** Whether a word is (a plural of) something tools are named after: "issues" is, "needs" is not. */
+  private namesThing(word: string): boolean {
+    return this.nameNouns.has(stem(word)) || normalizeTerm(word).some((term) => this.nameNouns.has(term));
   }
 
   /** Ranked hits that pass `filter`, best first, at most `limit`; `connected` breaks ties. */
@@ -260,6 +370,7 @@ export class ToolSearchIndex {
     options: { limit: number; filter?: (entry: ToolEntry) => boolean; connected?: (entry: ToolEntry) => boolean },
   ): ToolSearchHit[] {
     const request = this.read(text);
+    const askedMany: Weighted = { ...request.operations, list: Math.max(request.operations.list ?? 0, PLURAL_LIST) };
     const textScores = new Map<string, number>();
     let best = 0;
     if (request.text) {
@@ -276,13 +387,17 @@ export class ToolSearchIndex {
     for (const id of candidates) {
       const entry = this.byId.get(id);
       if (!entry || (options.filter && !options.filter(entry))) continue;
-      const parts: ScoreParts = {
-        text: best > 0 ? (textScores.get(id) ?? 0) / best : 0,
-        operation: operationMatch(this.operationsOf.get(id) ?? {}, request.operations),
-        integration: request.integrations.get(entry.provider.manifest.name) ?? 0,
-        connected: options.connected?.(entry) ?? false,
-      };
-      if (parts.text === 0 && parts.operation === 0) continue;
+      const text = best > 0 ? (textScores.get(id) ?? 0) / best : 0;
+      const integration = request.integrations.get(entry.provider.manifest.name) ?? 0;
+      const own = this.ownVerbs.get(id);
+      const nouns = this.nounsOf.get(id);
+      const many = request.many.size > 0 && nouns !== undefined && [...request.many].some((noun) => nouns.has(noun));
+      const asked =
+        operationMatch(this.operationsOf.get(id) ?? {}, many ? askedMany : request.operations) +
+        (own && request.words.has(own.verb) ? own.weight : 0);
+      const gate = Math.min(1, GATE.floor + GATE.text * text + GATE.integration * integration);
+      const parts: ScoreParts = { text, operation: asked * gate, integration, gate, connected: options.connected?.(entry) ?? false };
+      if (parts.text === 0 && parts.operation === 0 && parts.integration < 1) continue;
       const score = WEIGHTS.text * parts.text + WEIGHTS.operation * parts.operation + WEIGHTS.integration * parts.integration;
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
@@ -319,6 +434,37 @@ function operationMatch(tool: Weighted, asked: Weighted): number {
     sum += w * best;
   }
   return sum;
+}
+
+/** Parameters' text by schema: tools that share an input schema share its text, read once. */
+const parametersTexts = new WeakMap<object, string>();
+
+/** What a tool's arguments are called and what their descriptions say (its schema's top level), bounded. */
+function parametersText(entry: ToolEntry): string {
+  const source: object = entry.tool.inputSchema ?? entry.tool.input;
+  let text = parametersTexts.get(source);
+  if (text === undefined) {
+    text = readParameters(entry);
+    parametersTexts.set(source, text);
+  }
+  return text;
+}
+
+function readParameters(entry: ToolEntry): string {
+  let schema: Record<string, unknown>;
+  try {
+    schema = inputJsonSchema(entry.tool);
+  } catch {
+    return '';
+  }
+  const properties = schema.properties;
+  if (!properties || typeof properties !== 'object') return '';
+  const parts: string[] = [];
+  for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
+    const description = (property as { description?: unknown } | null)?.description;
+    parts.push(name, typeof description === 'string' ? description : '');
+  }
+  return parts.join(' ').slice(0, PARAMETERS_MAX_CHARS);
 }
 
 const indexes = new WeakMap<object, { index: ToolSearchIndex; version: number }>();

@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -11,40 +9,13 @@ import { launchBrowser } from '../support/browser.js';
 import { signedInPage } from '../support/consent.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
-import { freePort } from '../support/ports.js';
+import { startEverything } from '../support/server-everything.js';
 
 // Upstream MCP servers as integrations, on real parts: two servers built with the official SDK
 // (one open, one needing an X-Api-Key header) and @modelcontextprotocol/server-everything from npm,
 // reached through Switchboard's JSON API and /mcp.
 
 const API_KEY = 'upstream-key-0123456789abcdef';
-
-/** server-everything's folder: the devDependency, or SERVER_EVERYTHING_DIR where node_modules is shared. */
-function everythingEntry(): string {
-  const dir = process.env.SERVER_EVERYTHING_DIR;
-  if (dir) return join(dir, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
-}
-
-async function startEverything(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [everythingEntry(), 'streamableHttp'], {
-    env: { PATH: process.env.PATH, PORT: String(port) },
-    stdio: 'pipe',
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server-everything did not start')), 30_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      if (d.toString().includes('listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}/mcp` };
-}
 
 let stack: Stack;
 let open: TestUpstream;

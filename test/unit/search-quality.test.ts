@@ -1,17 +1,25 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evalRegistry } from '../../bench/lib/eval-catalog.js';
 import { loadEvalSet, measureSplits } from '../../bench/lib/search-quality.js';
-import { builtinProviders } from '../../providers/index.js';
-import { ProviderRegistry } from '../../providers/registry.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
 import { toolIndexFor } from '../../server/catalog/tool-search.js';
 
-// The index search_tools queries (toolIndexFor over the registry of built-in providers), scored on
-// test/fixtures/search-eval.json. Issue 18's bar is top-1 ≥ 90 %, recall@5 ≥ 98 % on both splits;
-// SEARCH_EVAL_MISSES=1 prints the tuning split's misses (never the held-back split's, so tuning cannot
-// look at it). Until ranking reaches it, FLOOR holds what it does reach so that no change makes search worse.
-const FLOOR = { tune: { top1: 0.96, recall5: 0.99 }, held: { top1: 0.83, recall5: 0.98 } };
+// The index search_tools queries (toolIndexFor over the registry), on the evaluation catalog: the
+// built-in providers and an upstream MCP server (server-everything's saved listing, as the product
+// shows it), scored on test/fixtures/search-eval.json. SEARCH_EVAL_MISSES=1 prints the tuning split's
+// misses (never the held-back split's, so tuning cannot look at it).
+const BAR = { top1: 0.9, recall5: 0.98 };
+// The held-back split's top-1 stands at 109 of 122 (89.3 %), one request under the bar (issue 18).
+// Until ranking reaches the bar there, this floor keeps any change from making it worse; raise it to
+// BAR.top1 then.
+const HELD_TOP1_FLOOR = 0.89;
 
-const registry = new ProviderRegistry(builtinProviders);
+let registry: ProviderRegistry;
 const items = loadEvalSet();
+
+beforeAll(async () => {
+  registry = await evalRegistry();
+});
 
 describe('search quality on the evaluation set', () => {
   it('has at least 200 requests, a held-back split, and names only tools that exist', () => {
@@ -28,6 +36,12 @@ describe('search quality on the evaluation set', () => {
     );
   });
 
+  it('asks for the upstream MCP server’s tools at least 30 times, on both splits', () => {
+    const upstream = items.filter((i) => registry.dynamicProviderOf(i.expected));
+    expect(upstream.length).toBeGreaterThanOrEqual(30);
+    expect(upstream.filter((i) => i.split === 'held').length).toBeGreaterThanOrEqual(5);
+  });
+
   it('puts the right tool first and in the first five, on both splits', () => {
     const figures = measureSplits(toolIndexFor(registry), items);
     for (const [split, f] of Object.entries(figures)) {
@@ -38,10 +52,10 @@ describe('search quality on the evaluation set', () => {
             : ''),
       );
     }
-    for (const split of ['tune', 'held'] as const) {
-      expect(figures[split].top1, `${split} top-1`).toBeGreaterThanOrEqual(FLOOR[split].top1);
-      expect(figures[split].recall5, `${split} recall@5`).toBeGreaterThanOrEqual(FLOOR[split].recall5);
-    }
+    expect(figures.tune.top1, 'tune top-1').toBeGreaterThanOrEqual(BAR.top1);
+    expect(figures.tune.recall5, 'tune recall@5').toBeGreaterThanOrEqual(BAR.recall5);
+    expect(figures.held.top1, 'held top-1').toBeGreaterThanOrEqual(HELD_TOP1_FLOOR);
+    expect(figures.held.recall5, 'held recall@5').toBeGreaterThanOrEqual(BAR.recall5);
   });
 });
 

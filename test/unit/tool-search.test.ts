@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { builtinProviders } from '../../providers/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { defineProvider, defineTool } from '../../providers/sdk.js';
-import { normalizeTerm, ToolSearchIndex, tokenize, WEIGHTS } from '../../server/catalog/tool-search.js';
+import { normalizeTerm, tokenize } from '../../server/catalog/search-terms.js';
+import { ToolSearchIndex, WEIGHTS } from '../../server/catalog/tool-search.js';
 
 const registry = new ProviderRegistry(builtinProviders);
 const index = new ToolSearchIndex(registry.tools());
@@ -88,6 +89,117 @@ describe('tool search', () => {
     expect(names('alpha')).toEqual(['alpha__list_widgets', 'beta__list_widgets']);
   });
 
+  it('matches a tool by its own verb when its name has no operation word', () => {
+    const tool = (name: string, description: string) =>
+      defineTool({ name, description, access: 'read', input: z.object({}), run: async () => ({}) });
+    const upstream = defineProvider(
+      {
+        name: 'toolbox',
+        version: '1.0.0',
+        displayName: 'Toolbox',
+        description: 'Odd tools',
+        auth: 'none',
+        envPrefix: 'TOOLBOX',
+        toolPrefix: 'toolbox',
+      },
+      [tool('echo', 'Echoes back the input string'), tool('toggle_logging', 'Toggles logging on or off')],
+    );
+    const mixed = new ToolSearchIndex([...registry.tools(), ...new ProviderRegistry([upstream]).tools()]);
+    const first = (q: string) => mixed.query(q, { limit: 1 })[0]?.entry.qualifiedName;
+    // "message" would otherwise ask Slack to send one.
+    expect(first('echo this message back to me')).toBe('toolbox__echo');
+    expect(first('turn logging on')).toBe('toolbox__toggle_logging');
+  });
+
+  it('keeps a tool’s operation only as far as the tool is relevant to the request', () => {
+    // "change" in "climate change": update tools match the verb but not the subject.
+    const research = defineProvider(
+      { name: 'lab', version: '1.0.0', displayName: 'Lab', description: 'Research', auth: 'none', envPrefix: 'LAB', toolPrefix: 'lab' },
+      [
+        defineTool({
+          name: 'simulate_research',
+          description: 'Simulates research on a topic.',
+          access: 'read',
+          input: z.object({}),
+          run: async () => ({}),
+        }),
+      ],
+    );
+    const mixed = new ToolSearchIndex([...registry.tools(), ...new ProviderRegistry([research]).tools()]);
+    const hits = mixed.query('simulate a research task about climate change', { limit: 100 });
+    expect(hits[0].entry.qualifiedName).toBe('lab__simulate_research');
+    const updates = hits.filter((h) => h.entry.tool.name === 'update_issue');
+    expect(updates.length).toBeGreaterThan(0);
+    for (const h of updates) expect(h.parts.gate).toBeLessThan(1);
+    for (const h of index.query('close github issue 12', { limit: 3 })) expect(h.parts.gate).toBe(1);
+  });
+
+  it('reads plurals, numbers, quotes, code symbols and member ids for what they are', () => {
+    // A plural asks to list the tools named after that thing, not every listing tool.
+    expect(index.read('show all slack channels').many).toContain('channel');
+    expect(index.read('share the release notes in #releases').many.size).toBe(0);
+    // A number after a plural counts; one after a noun names.
+    expect(index.read('show the latest 5 notes').operations.get).toBe(index.read('show the latest notes').operations.get);
+    expect(index.read('show note 12').operations.get).toBeGreaterThan(index.read('show note').operations.get ?? 0);
+    // Quoted text is a value, a camelCase symbol is code, "U024BE7LH" is a Slack user.
+    expect(index.read('post "new issue please" to #team').text).not.toContain('issue');
+    expect(index.read('where is fetchUser used').text).toContain('code');
+    expect(index.read('who is U024BE7LH').text).toContain('user');
+  });
+
+  it('reads an everyday word as an integration’s name only where it is used as one', () => {
+    const everyday = defineProvider(
+      {
+        name: 'everything',
+        version: '1.0.0',
+        displayName: 'Everything',
+        description: 'Test server',
+        auth: 'none',
+        envPrefix: 'EVERYTHING',
+        toolPrefix: 'everything',
+      },
+      [defineTool({ name: 'echo', description: 'Echoes back the input', access: 'read', input: z.object({}), run: async () => ({}) })],
+    );
+    const mixed = new ToolSearchIndex([...registry.tools(), ...new ProviderRegistry([everyday]).tools()]);
+    expect(mixed.read('echo hi on the everything server').integrations.get('everything')).toBe(1.5);
+    expect(mixed.read('Everything: echo hi').integrations.get('everything')).toBe(1.5);
+    expect(mixed.read('list everything I noted').integrations.get('everything') ?? 0).toBeLessThan(1);
+  });
+
+  it('searches parameters’ names and descriptions, cut at a bound', () => {
+    const withParams = defineProvider(
+      {
+        name: 'weather',
+        version: '1.0.0',
+        displayName: 'Weather',
+        description: 'Forecasts',
+        auth: 'none',
+        envPrefix: 'WEATHER',
+        toolPrefix: 'weather',
+      },
+      [
+        defineTool({
+          name: 'get_reading',
+          description: 'Returns a reading.',
+          access: 'read',
+          input: z.object({ location: z.string().describe('Choose city') }),
+          run: async () => ({}),
+        }),
+        defineTool({
+          name: 'get_noise',
+          description: 'Returns noise.',
+          access: 'read',
+          // A hostile schema: thousands of property names; only the first 1,000 characters are read.
+          input: z.object(Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`word${i}`, z.string()]))),
+          run: async () => ({}),
+        }),
+      ],
+    );
+    const small = new ToolSearchIndex(new ProviderRegistry([withParams]).tools());
+    expect(small.query('city', { limit: 1 })[0]?.entry.qualifiedName).toBe('weather__get_reading');
+    expect(small.query('word1999', { limit: 5 })).toEqual([]);
+  });
+
   // Attacker: a caller who may not use an integration, asking for it by name so its tools come in
   // as candidates of the integration prior. The filter still decides what is seen.
   it('never shows a tool the filter refuses, even one its integration prior brought in', () => {
@@ -126,7 +238,20 @@ describe('tool search', () => {
   // Attacker: a caller sending the longest query allowed (200 characters) built to make the
   // request-reading patterns backtrack.
   it('reads a hostile 200-character query quickly', () => {
-    const hostile = ['move '.repeat(40), 'what was '.repeat(22), 'mark a'.repeat(33), `${'a/'.repeat(99)}b`, `:${'x'.repeat(198)}`];
+    const hostile = [
+      'move '.repeat(40),
+      'what was '.repeat(22),
+      'mark a'.repeat(33),
+      `${'a/'.repeat(99)}b`,
+      `:${'x'.repeat(198)}`,
+      'let '.repeat(50),
+      'put x in '.repeat(22),
+      'turn '.repeat(40),
+      'aB'.repeat(100),
+      '"'.repeat(200),
+      'U1234567 '.repeat(22),
+      'everything '.repeat(18),
+    ];
     for (const query of hostile) {
       const started = performance.now();
       index.query(query.slice(0, 200), { limit: 8 });

@@ -21,7 +21,7 @@ export const workflowTools = [
   defineTool({
     name: 'list_transitions',
     description:
-      'List the workflow transitions available on a Jira issue right now, for the connection\'s user: {transitions:[{id, name, toStatus, toCategory}]}. Pass an id (or the name) to transition_issue to move the issue, e.g. to "Done".',
+      'List the workflow transitions available on a Jira issue right now (the statuses it can move to next), for the connection\'s user: {transitions:[{id, name, toStatus, toCategory}]}. Pass an id (or the name) to transition_issue to move the issue, e.g. to "Done".',
     access: 'read',
     scopes: ['read:jira-work'],
     input: z.object({ cloudId: cloudIdArg, issueKey: issueKeyArg }),
@@ -33,7 +33,7 @@ export const workflowTools = [
   defineTool({
     name: 'transition_issue',
     description:
-      'Move a Jira issue through its workflow. transition is a transition id from list_transitions, or its name or target status name (case-insensitive, looked up for you), e.g. "Done". An optional plain-text comment is added with the transition. Returns {key, transitionId, toStatus}. Fails with HTTP 400 when the transition is not available from the current status.',
+      'Move a Jira issue through its workflow (change its status, e.g. to In Progress or Done). transition is a transition id from list_transitions, or its name or target status name (case-insensitive, looked up for you), e.g. "Done". An optional plain-text comment is added with the transition. Returns {key, transitionId, toStatus}. Fails with HTTP 400 when the transition is not available from the current status.',
     access: 'write',
     scopes: ['write:jira-work'],
     input: z.object({

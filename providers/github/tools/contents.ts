@@ -25,7 +25,7 @@ export const contentTools = [
   defineTool({
     name: 'get_file_contents',
     description:
-      'Read a file from a GitHub repository as text: returns {type:"file", path, sha, size, html_url, content} with the base64 body decoded to UTF-8 (content is null with binary:true for binary files, and null with tooLarge:true above GitHub\'s 1 MB contents limit). A directory path (or "" for the root) returns {type:"dir", path, entries:[{name, path, type, size}]}. ref is a branch, tag or commit (default: the default branch). Keep the sha: create_or_update_file needs it to update the file.',
+      'Read a file (a README, source or config file) from a GitHub repository as text, or list a directory: returns {type:"file", path, sha, size, html_url, content} with the base64 body decoded to UTF-8 (content is null with binary:true for binary files, and null with tooLarge:true above GitHub\'s 1 MB contents limit). A directory path (or "" for the root) returns {type:"dir", path, entries:[{name, path, type, size}]}. ref is a branch, tag or commit (default: the default branch). Keep the sha: create_or_update_file needs it to update the file.',
     access: 'read',
     scopes: ['repo'],
     input: z.object({

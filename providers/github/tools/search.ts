@@ -54,7 +54,7 @@ export const searchTools = [
   defineTool({
     name: 'search_issues',
     description:
-      'Search GitHub issues and pull requests with GitHub search syntax, e.g. "repo:octocat/hello-world is:issue is:open label:bug crash" or "author:octocat is:pr is:merged". Include is:issue or is:pr to pick one kind. Returns {total_count, incomplete_results, items:[{repository, number, title, state, user, labels, comments, is_pull_request, html_url, updated_at}]}, best match first unless sort is set. perPage defaults to 30 (max 100).',
+      'Search GitHub issues and pull requests across repositories with GitHub search syntax, e.g. "repo:octocat/hello-world is:issue is:open label:bug crash", "author:octocat is:pr is:merged" or "is:pr is:open review-requested:@me" (also assignee:, mentions:, involves:). Include is:issue or is:pr to pick one kind. Returns {total_count, incomplete_results, items:[{repository, number, title, state, user, labels, comments, is_pull_request, html_url, updated_at}]}, best match first unless sort is set. perPage defaults to 30 (max 100).',
     access: 'read',
     scopes: ['repo'],
     input: z.object({

@@ -139,8 +139,9 @@ export const issueTools = [
   defineTool({
     name: 'update_issue',
     description:
-      'Change a Linear issue, by id or identifier (e.g. "ENG-123"): title, Markdown description, priority (0 none … 4 low), stateId (from list_teams; ' +
-      'a state of type completed closes it), assigneeId (null unassigns), labelIds (replaces all labels), dueDate (null clears it). ' +
+      'Change a Linear issue, by id or identifier (e.g. "ENG-123"): title, Markdown description, priority (0 none … 4 low), stateId to move it ' +
+      '(e.g. to In Progress or Done; states from list_teams, a state of type completed closes it), assigneeId to assign it (null unassigns), ' +
+      'labelIds (replaces all labels), dueDate (null clears it). ' +
       'Only the fields you pass change. Returns the updated issue.',
     access: 'write',
     scopes: [],

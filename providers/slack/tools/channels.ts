@@ -7,7 +7,7 @@ export const channelTools = [
   defineTool({
     name: 'list_channels',
     description:
-      'List Slack channels in the workspace (conversations.list) as {channels:[{id, name, is_private, is_archived, is_member, num_members, topic, purpose}], nextCursor}. types defaults to public channels only (private ones need the groups:read scope). limit defaults to 100 (max 1000); pass nextCursor back as cursor for the next page. Use a channel id with send_message or get_channel_history.',
+      "List Slack channels in the workspace (conversations.list), e.g. to find a channel's id by its name, as {channels:[{id, name, is_private, is_archived, is_member, num_members, topic, purpose}], nextCursor}. types defaults to public channels only (private ones need the groups:read scope). limit defaults to 100 (max 1000); pass nextCursor back as cursor for the next page. Use a channel id with send_message or get_channel_history.",
     access: 'read',
     scopes: ['channels:read'],
     input: z.object({
