@@ -32,6 +32,7 @@ export function createPruneActivities(deps: Pick<ActivityDeps, 'pool' | 'logger'
         tool_batch_requests: new Date(now - Math.max(input.idempotencyDays, input.retentionDays) * DAY_MS),
         stored_results: new Date(now),
         mcp_sessions: new Date(now),
+        mcp_tasks: new Date(now),
         approvals: new Date(now - input.retentionDays * DAY_MS),
         call_budgets: new Date(now - BUDGET_WINDOW_KEEP_MS),
       };

@@ -62,13 +62,22 @@ export class ConnectionWaiter {
       if (Date.now() >= deadline) {
         // No worker answered in time. The database decides, exactly as the workflow would.
         this.logger.warn({ attemptId, err: (err as Error).message }, 'connection wait reaped without the worker');
-        const status = await finishAttempt(this.pool, attemptId, { status: 'EXPIRED' });
-        await handle.signal(connectionResolvedSignal, { status: 'EXPIRED' }).catch(() => {});
-        return waitAnswer(status, { reapedIt: true });
+        return waitAnswer(await this.abandon(attemptId), { reapedIt: true });
       }
       this.logger.error({ attemptId, err: (err as Error).message }, 'connection wait failed');
       throw new MetaToolError({ error: 'Temporal is unavailable; try wait_for_connection again shortly' }, 503);
     }
+  }
+
+  /**
+   * Ends a pending attempt as EXPIRED (its link stops working), as a wait that runs out of time
+   * does; answers the attempt's status after (CONNECTED when consent finished first).
+   */
+  async abandon(attemptId: string) {
+    const status = await finishAttempt(this.pool, attemptId, { status: 'EXPIRED' });
+    const handle = this.temporal.workflow.getHandle(connectionWorkflowId(attemptId));
+    await handle.signal(connectionResolvedSignal, { status: 'EXPIRED' }).catch(() => {});
+    return status;
   }
 
   private async statusFromDatabase(attemptId: string): Promise<WaitStatus> {

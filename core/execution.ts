@@ -18,6 +18,7 @@ export const TOOL_ERROR_CODES = [
   'rate_limited',
   'timeout',
   'approval_required',
+  'cancelled',
 ] as const;
 
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];

@@ -22,6 +22,7 @@ import { callRound, mayNeedPerson } from './mcp-input-required.js';
 import { authInfoFor, callerOf, type FlowState, type RequestStateSeal, requestStateSeal } from './mcp-request-state.js';
 import { serveTaskNotifications } from './mcp-task-notifications.js';
 import { createTaskResult, declaredCapabilities, declaresTasks, serveTasksExtension, TASKS_EXTENSION } from './mcp-tasks-extension.js';
+import { callToolResult } from './mcp-tool-result.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 import type { TaskService } from './tasks/task-service.js';
 
@@ -42,15 +43,6 @@ const SERVER_INFO = { name: pkg.name, version: pkg.version };
 /** Whether a POST is for the 2026-07-28 revision, decided by the v2 SDK's own classification (the request's `_meta` envelope claim). */
 export async function isModernRequest(req: Request): Promise<boolean> {
   return !(await isLegacyRequest(await toWebRequest(req, req.body), req.body));
-}
-
-/** The same body a 2025 client gets, as a CallToolResult (text, and the object as structured content). */
-export function callToolResult(body: unknown, isError: boolean): CallToolResult {
-  return {
-    content: [{ type: 'text' as const, text: JSON.stringify(body) }],
-    ...(body !== null && typeof body === 'object' && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
-    ...(isError ? { isError: true } : {}),
-  };
 }
 
 const declaresUrlElicitation = (capabilities: ClientCapabilities | undefined) =>

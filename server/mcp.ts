@@ -1,7 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Caller } from '../core/caller.js';
 import { MetaToolError } from '../core/errors.js';
@@ -12,8 +18,11 @@ import type { ServiceContext } from './context.js';
 import { RequestProgress } from './mcp-connect-elicitation.js';
 import { answerWithElicitation } from './mcp-elicitation.js';
 import { isModernRequest, modernMcp } from './mcp-modern.js';
+import { callToolResult } from './mcp-tool-result.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
+import { durableTasks } from './tasks/durable-tasks.js';
+import { CallerTaskStore, serveTaskResults, TASKS_CAPABILITY } from './tasks/mcp-task-store.js';
 import type { TaskService } from './tasks/task-service.js';
 
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
@@ -47,15 +56,32 @@ const declaresUrlElicitation = (session: McpSession | undefined) =>
   Boolean((session?.capabilities.elicitation as { url?: unknown } | undefined)?.url);
 
 /** Builds one MCP server for one request, acting as `caller` (with its session's record, if any). */
-function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaTool[], session?: McpSession): Server {
+function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaTool[], tasks: TaskService, session?: McpSession): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listed = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: inputJsonSchema(t) as { type: 'object' } }));
+  const listed = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: inputJsonSchema(t) as { type: 'object' },
+    // Calls and waits may run as tasks (durable: a workflow behind each); the quick tools answer directly.
+    execution: { taskSupport: tasks.taskSupport(t.name) },
+  }));
   // logging: clients may set a level (logging/setLevel); tool calls' own log lines stay in the server's log.
-  const server = new SessionServer(session, SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
+  const server = new SessionServer(session, SERVER_INFO, {
+    capabilities: { tools: {}, logging: {}, tasks: TASKS_CAPABILITY },
+    taskStore: new CallerTaskStore(tasks, caller),
+  });
+  serveTaskResults(server, tasks, caller);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
-    if (!tool) return toolResult({ error: `No tool named ${request.params.name}` }, true);
+    if (request.params.task) {
+      // Unknown tools and quick ones cannot run as tasks (-32601, as the spec says for taskSupport "forbidden").
+      if (!tool || tasks.taskSupport(tool.name) === 'forbidden') {
+        throw new McpError(ErrorCode.MethodNotFound, `${request.params.name} cannot run as a task`);
+      }
+      return { task: await createTask(ctx, tasks, caller, tool, request.params.arguments ?? {}, request.params.task.ttl) };
+    }
+    if (!tool) return callToolResult({ error: `No tool named ${request.params.name}` }, true);
     const progressToken = request.params._meta?.progressToken;
     // Sent on this request's own response stream (stateless: no session needed), always increasing.
     const reporter = progressToken === undefined ? undefined : new RequestProgress(extra, progressToken);
@@ -63,25 +89,35 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     try {
       const args = request.params.arguments ?? {};
       const body = await runMetaTool(tool, ctx, caller, args, { progress });
-      if (!declaresUrlElicitation(session)) return toolResult(body, false);
+      if (!declaresUrlElicitation(session)) return callToolResult(body, false);
       // The client can show a URL: what the answer still needs a human for is asked that way.
-      return toolResult(await answerWithElicitation(ctx, caller, tool, args, body, extra, reporter), false);
+      return callToolResult(await answerWithElicitation(ctx, caller, tool, args, body, extra, reporter), false);
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
-      if (err instanceof MetaToolError) return toolResult(err.body, true);
+      if (err instanceof MetaToolError) return callToolResult(err.body, true);
       ctx.logger.error({ tool: tool.name, err: (err as Error).message }, 'MCP tool call failed');
-      return toolResult({ error: 'Internal error; the server logged the details' }, true);
+      return callToolResult({ error: 'Internal error; the server logged the details' }, true);
     }
   });
   return server;
 }
 
-function toolResult(body: unknown, isError: boolean) {
-  return {
-    content: [{ type: 'text' as const, text: JSON.stringify(body) }],
-    ...(body !== null && typeof body === 'object' && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
-    ...(isError ? { isError: true } : {}),
-  };
+/** A task for the call; a refusal to make one (too many unfinished) is a protocol error, as no task exists. */
+async function createTask(
+  ctx: ServiceContext,
+  tasks: TaskService,
+  caller: Caller,
+  tool: MetaTool,
+  args: Record<string, unknown>,
+  ttlMs: number | undefined,
+) {
+  try {
+    return await tasks.create(caller, tool, args, { ttlMs });
+  } catch (err) {
+    if (err instanceof MetaToolError) throw new McpError(ErrorCode.InvalidRequest, String((err.body as { error?: unknown }).error));
+    ctx.logger.error({ tool: tool.name, err: (err as Error).message }, 'MCP task could not be created');
+    throw new McpError(ErrorCode.InternalError, 'Internal error; the server logged the details');
+  }
 }
 
 /**
@@ -93,8 +129,9 @@ function toolResult(body: unknown, isError: boolean) {
  * Answers stream as SSE with keep-alive comments, so a wait of many minutes outlives idle
  * timeouts between here and the client.
  */
-export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[], options: { tasks?: TaskService } = {}): Router {
+export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): Router {
   const router = Router();
+  const tasks = durableTasks(ctx);
   const serve = (tools: readonly MetaTool[]) => async (req: Request, res: Response) => {
     const caller = req.caller!;
     const sessionId = req.get('mcp-session-id');
@@ -108,7 +145,7 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[], o
       // Unknown, expired or another user's: the same answer, and the client initializes again (spec).
       if (!session) return res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
     }
-    const server = mcpServerFor(ctx, caller, tools, session);
+    const server = mcpServerFor(ctx, caller, tools, tasks, session);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -130,7 +167,7 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[], o
     ['/mcp', META_TOOLS],
     ['/mcp/agent', AGENT_MCP_TOOLS],
   ] as const) {
-    const modern = modernMcp(ctx, tools, options);
+    const modern = modernMcp(ctx, tools, { tasks });
     const legacy = serve(tools);
     // The same body limit, Host/Origin guard (app-wide, ahead of this) and key for both eras.
     router.post(path, express.json({ limit: '1mb' }), ...authenticate, async (req, res) =>

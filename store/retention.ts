@@ -22,6 +22,8 @@ export const PRUNABLE = {
   stored_results: { table: 'stored_results', key: 'id', where: 'expires_at < $1' },
   /** MCP sessions past their idle expiry. */
   mcp_sessions: { table: 'mcp_sessions', key: 'id_hash', where: 'expires_at < $1' },
+  /** MCP tasks past their TTL (their answers go with them). */
+  mcp_tasks: { table: 'mcp_tasks', key: 'id_hash', where: 'expires_at < $1' },
   /**
    * Approvals, once settled (decided and run, denied, expired, cancelled) or long past their expiry:
    * the decision's audit row stays in audit_log for as long as audit rows do.

@@ -1,6 +1,7 @@
 import { TimeoutType } from '@temporalio/common';
 import {
   ActivityFailure,
+  CancellationScope,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -9,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ExecuteActivities, ExecuteToolInput } from '../activities/execute-tool.js';
-import { BATCH_CONCURRENCY, outcomeUnknown, type ToolCallRequest } from '../core/execution.js';
+import { BATCH_CONCURRENCY, failure, outcomeUnknown, type ToolCallRequest } from '../core/execution.js';
 import { SA } from '../core/search-attributes.js';
 import { type CallOutcome, inlineResultLimit, RESULT_INLINE_MAX_BYTES } from '../core/stored-results.js';
 
@@ -41,6 +42,12 @@ const RUN_SCOPED_CALL_KEYS_PATCH = 'run-scoped-call-keys';
  * before this change keep carrying every result inline.
  */
 const STORED_RESULTS_PATCH = 'stored-results';
+/**
+ * Cancelling a batch (an MCP task's tasks/cancel) stops it sending calls: those not yet sent
+ * answer `cancelled`, those already sent finish and report their real outcome, and the batch
+ * completes with every entry. Batches that began before this change are cancelled as before.
+ */
+const CANCEL_KEEPS_SENT_CALLS_PATCH = 'cancel-keeps-sent-calls';
 
 /** A call as the batch carries it (kept as its own name so the batch's input can grow). */
 export type ToolBatchCall = ToolCallRequest;
@@ -53,6 +60,12 @@ export interface ToolBatchInput {
   maxResultBytes: number;
   /** RESULT_INLINE_MAX_BYTES of the server that started the batch (absent in batches started before it existed). */
   resultInlineMaxBytes?: number;
+  /**
+   * The batch may be cancelled (it runs an MCP task): its calls run as normal activities. Local
+   * ones all run inside one workflow task, where a cancel request is seen only after every call
+   * was sent — and completing that task beside a new cancel request is refused, losing its results.
+   */
+  cancellable?: boolean;
 }
 
 /** Room above the tool's own deadline for the credential lookup, a refresh and the audit write. */
@@ -65,7 +78,7 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutc
   // activity whose workflow task is lost (its worker died; noticed at the workflow task timeout)
   // runs again on the next one: `claimFirst` makes that re-run answer "outcome unknown" instead
   // of reaching the service. (The normal activities of older batches heartbeat instead.)
-  const local = patched(LOCAL_TOOL_CALLS_PATCH);
+  const local = patched(LOCAL_TOOL_CALLS_PATCH) && !input.cancellable;
   const once = local
     ? proxyLocalActivities<ExecuteActivities>({ startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } })
     : proxyActivities<ExecuteActivities>({
@@ -84,6 +97,13 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutc
     ? inlineResultLimit(input.calls.length, input.resultInlineMaxBytes ?? RESULT_INLINE_MAX_BYTES)
     : undefined;
   const results: CallOutcome[] = new Array(input.calls.length);
+  let cancelled = false;
+  const keepSentCalls = patched(CANCEL_KEEPS_SENT_CALLS_PATCH);
+  if (keepSentCalls) {
+    CancellationScope.current().cancelRequested.catch(() => {
+      cancelled = true;
+    });
+  }
 
   const runOne = async (index: number): Promise<CallOutcome> => {
     const call = input.calls[index];
@@ -113,7 +133,12 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutc
   const lane = async () => {
     while (next < input.calls.length) {
       const index = next++;
-      results[index] = await runOne(index);
+      if (cancelled) {
+        results[index] = failure('cancelled', `${input.calls[index].tool} was not sent: the batch was cancelled first.`);
+        continue;
+      }
+      // Once sent, a call is seen through: cancelling cannot take back what reached the service.
+      results[index] = keepSentCalls ? await CancellationScope.nonCancellable(() => runOne(index)) : await runOne(index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, input.calls.length) }, lane));

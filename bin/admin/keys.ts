@@ -3,6 +3,7 @@ import { resealCredentials } from '../../store/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
 import { resealApprovals } from '../../store/approvals.js';
 import { resealClientRegistrations } from '../../store/mcp-client-registrations.js';
+import { resealMcpTasks } from '../../store/mcp-tasks.js';
 import { resealTenantUpstreams } from '../../store/tenant-upstream-servers.js';
 import { type Command, need, oneOptionCommand, requireUser, tenantCommand, UsageError } from './cli.js';
 
@@ -29,7 +30,7 @@ export const keyCommands: Command[] = [
   {
     name: 'reseal',
     synopsis: '',
-    summary: 'Re-encrypt stored credentials (and upstream client registrations and secrets, approvals) under the active key',
+    summary: 'Re-encrypt stored credentials (and upstream client registrations and secrets, approvals, MCP tasks) under the active key',
     details: 'The active key is ENCRYPTION_ACTIVE_KEY_ID (default: the first of ENCRYPTION_KEYS).',
     async run(_, __, ctx) {
       const keyring = ctx.keyring();
@@ -38,6 +39,7 @@ export const keyCommands: Command[] = [
       ctx.out(`re-sealed ${await resealClientRegistrations(db, keyring)} upstream client registrations under key ${keyring.activeKeyId}`);
       ctx.out(`re-sealed ${await resealTenantUpstreams(db, keyring)} tenant upstream client secrets under key ${keyring.activeKeyId}`);
       ctx.out(`re-sealed ${await resealApprovals(db, keyring)} approvals under key ${keyring.activeKeyId}`);
+      ctx.out(`re-sealed ${await resealMcpTasks(db, keyring)} MCP tasks under key ${keyring.activeKeyId}`);
     },
   },
   {

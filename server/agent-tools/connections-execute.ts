@@ -21,10 +21,11 @@ export const connectionsExecute = defineMetaTool({
     })
     .strict(),
   invalidArguments: invalidAgentArguments,
-  handler(ctx, caller, args) {
+  handler(ctx, caller, args, { batch }) {
     const here = async (call: typeof args) => {
       const [outcome] = await runToolBatch(ctx, caller, [{ tool: call.name, args: call.arguments, account: call.account }], {
         requestId: call.requestId,
+        ...batch,
       });
       return outcome;
     };

@@ -7,6 +7,7 @@ import { toolBatchWorkflowId } from '../../core/ids.js';
 import { SA, toolAttributeValues } from '../../core/search-attributes.js';
 import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import type { ServiceContext } from '../context.js';
+import type { BatchHooks } from '../meta/meta-tool.js';
 import { resolveApprovalEntries } from './approval-outcomes.js';
 import { type BatchProgress, followBatchProgress } from './batch-progress.js';
 import { chargeCalls } from './call-limits.js';
@@ -29,7 +30,7 @@ export async function runToolBatch(
   ctx: ServiceContext,
   caller: Caller,
   calls: ToolCallRequest[],
-  options: { requestId?: string; progress?: BatchProgress } = {},
+  options: { requestId?: string; progress?: BatchProgress } & BatchHooks = {},
 ): Promise<ToolOutcome[]> {
   if (calls.length === 0) return [];
   const recorded = options.requestId ? await idempotentBatchId(ctx, caller, calls, options.requestId) : undefined;
@@ -38,7 +39,11 @@ export async function runToolBatch(
   // Joining or collecting a batch this request already started runs nothing, so it spends no
   // budget (a client retrying after a dropped connection still gets its results). Anything that
   // may start a run is charged first.
-  if (!(recorded?.seen === 'same' && (await batchExists(ctx, workflowId)))) await chargeCalls(ctx, caller, calls.length);
+  const exists = recorded?.seen === 'same' && (await batchExists(ctx, workflowId));
+  if (options.joinOnly && !exists) {
+    throw new MetaToolError({ error: 'This batch is no longer kept (past its retention), so its results cannot be read again.' }, 410);
+  }
+  if (!exists) await chargeCalls(ctx, caller, calls.length);
   const { config } = ctx;
   const tools = toolAttributeValues(
     calls.map((c) => c.tool),
@@ -51,6 +56,7 @@ export async function runToolBatch(
     timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS,
     maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
     resultInlineMaxBytes: config.RESULT_INLINE_MAX_BYTES,
+    ...(options.cancellable && { cancellable: true }),
   };
   const rounds = Math.ceil(calls.length / BATCH_CONCURRENCY);
   const deadline = Date.now() + rounds * (config.CONNECTIONS_TOOL_TIMEOUT_MS + 30_000) + COLLECT_GRACE_MS;
@@ -74,12 +80,16 @@ export async function runToolBatch(
               ...(tools.length ? [{ key: SA.tool, value: tools }] : []),
             ],
           });
-        handle = await ctx.temporal.withDeadline(Date.now() + START_TIMEOUT_MS, start);
+        // A task collecting its batch never starts one: only the run its requestId started is read.
+        handle = options.joinOnly
+          ? ctx.temporal.workflow.getHandle<typeof toolBatchWorkflow>(workflowId)
+          : await ctx.temporal.withDeadline(Date.now() + START_TIMEOUT_MS, start);
       } catch (err) {
         // A finished batch with this request id: read its recorded results.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         handle = ctx.temporal.workflow.getHandle<typeof toolBatchWorkflow>(workflowId);
       }
+      options.onStarted?.(workflowId);
       const following = options.progress && (await followBatch(ctx, handle, calls.length, options.progress));
       try {
         const outcomes = await resolveStoredResults(ctx, caller, calls, await handle.result());

@@ -88,7 +88,7 @@ export const executeTools = defineMetaTool({
       args: e.args,
       account: e.account,
     }));
-    const outcomes = await runToolBatch(ctx, caller, calls, { requestId: args.requestId, progress: call.progress });
+    const outcomes = await runToolBatch(ctx, caller, calls, { requestId: args.requestId, progress: call.progress, ...call.batch });
     return { results: outcomes.map((outcome, i) => metaEntry(ctx, args.executions[i].tool, outcome)) };
   },
 });

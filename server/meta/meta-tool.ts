@@ -23,6 +23,21 @@ export interface MetaTool<S extends z.ZodType = z.ZodType> {
 export interface MetaToolCall {
   /** MCP: the client sent a progressToken, and notifications/progress reach it on this request's stream. */
   progress?: BatchProgress;
+  /** An MCP task runs the call: how its tool batch is started and joined (server/tasks/). */
+  batch?: BatchHooks;
+}
+
+/** What a task asks of the tool batch behind a call. */
+export interface BatchHooks {
+  /** Told the batch's workflow id once the batch exists in Temporal (before its calls finish). */
+  onStarted?(workflowId: string): void;
+  /**
+   * Only join or read the batch the call's requestId already started; never start one (a task
+   * collecting its result must not run its calls again once Temporal no longer has the batch).
+   */
+  joinOnly?: boolean;
+  /** The batch may be cancelled (workflows/tool-batch.ts `cancellable`). */
+  cancellable?: boolean;
 }
 
 export const defineMetaTool = <S extends z.ZodType>(tool: MetaTool<S>): MetaTool => tool as unknown as MetaTool;
