@@ -60,9 +60,11 @@ export function taskFields(view: TaskView) {
 export const createTaskResult = (view: TaskView) => ({ resultType: 'task' as const, ...taskFields(view) });
 
 /**
- * A task as tasks/get and notifications/tasks show it (DetailedTask): a completed one carries the
- * call's result — the same CallToolResult the call would have answered, a tool error included;
- * a failed one the JSON-RPC error.
+ * A task as tasks/get and notifications/tasks show it (DetailedTask). A call that answered —
+ * a tool error included — is `completed` with the same CallToolResult the call would have
+ * answered: the extension keeps `failed` for JSON-RPC errors, so a task the service reports
+ * failed with an answer (2025-11-25's reading of `isError`) is completed here, and one that
+ * failed without any answer carries an internal error.
  */
 export function detailedTask(
   view: TaskView,
@@ -70,9 +72,10 @@ export function detailedTask(
   toolResult: (body: unknown, isError: boolean) => Record<string, unknown>,
 ) {
   const fields = taskFields(view);
-  if (fields.status === 'completed') {
+  if (fields.status === 'completed' || (fields.status === 'failed' && outcome)) {
     // Its outcome not readable yet (recorded a moment later): still working, as far as a poll can tell.
-    return outcome ? { ...fields, result: toolResult(outcome.body, outcome.isError) } : { ...fields, status: 'working' as const };
+    if (!outcome) return { ...fields, status: 'working' as const };
+    return { ...fields, status: 'completed' as const, result: toolResult(outcome.body, outcome.isError) };
   }
   if (fields.status === 'failed') {
     return { ...fields, error: { code: ProtocolErrorCode.InternalError, message: view.statusMessage ?? 'The task failed' } };
