@@ -1,7 +1,8 @@
-import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 
@@ -355,4 +356,189 @@ describe('input_required for approvals', () => {
       await client.close();
     }
   }, 150_000);
+});
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+const ISSUES_PATH = '/github/repos/octocat/hello-world/issues';
+const createIssue = (title: string) => ({ tool: 'github_create_issue', args: { owner: 'octocat', repo: 'hello-world', title } });
+
+interface TaskHandle {
+  resultType: string;
+  taskId: string;
+  status: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+}
+const detailedTask = z.looseObject({ taskId: z.string(), status: z.string() });
+type DetailedTask = z.infer<typeof detailedTask> & { result?: { structuredContent?: unknown; isError?: boolean } };
+
+/**
+ * A v2 client that declares the Tasks extension. The v2 client (2.4.0) has no Tasks support of its
+ * own: callTool rejects a `resultType: "task"` answer (UnsupportedResultType), so the handle is read
+ * off its transport as it passes, and tasks/* go through `request` with explicit schemas.
+ */
+async function tasksClient(user: TestUser, path = '/mcp') {
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}${path}`), {
+    requestInit: { headers: { authorization: `Bearer ${user.apiKey}` } },
+  });
+  const client = new Client(
+    { name: 'switchboard-test-tasks', version: '1.0.0' },
+    { capabilities: { extensions: { [TASKS]: {} } }, versionNegotiation: { mode: { pin: REVISION } } },
+  );
+  await client.connect(transport);
+  const seen: { method?: string; params?: Record<string, unknown>; result?: Record<string, unknown> }[] = [];
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message) => {
+    seen.push(message as (typeof seen)[number]);
+    deliver(message);
+  };
+  return {
+    client,
+    seen,
+    /** A tools/call the server answers with a task: its CreateTaskResult, exactly as sent. */
+    async callAsTask(name: string, args: Record<string, unknown>): Promise<TaskHandle> {
+      const before = seen.length;
+      const err = await client.callTool({ name, arguments: args }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(SdkError);
+      expect((err as SdkError).code).toBe(SdkErrorCode.UnsupportedResultType);
+      const handle = seen.slice(before).find((m) => m.result?.resultType === 'task')?.result;
+      expect(handle).toBeDefined();
+      return handle as unknown as TaskHandle;
+    },
+    get: (taskId: string) => client.request({ method: 'tasks/get', params: { taskId } }, detailedTask) as Promise<DetailedTask>,
+    cancel: (taskId: string) => client.request({ method: 'tasks/cancel', params: { taskId } }, z.looseObject({})),
+    update: (taskId: string) => client.request({ method: 'tasks/update', params: { taskId, inputResponses: {} } }, z.looseObject({})),
+    /** Polls tasks/get (at the task's pollIntervalMs) until `done` holds. */
+    async until(taskId: string, done: (task: DetailedTask) => boolean, timeoutMs = 30_000): Promise<DetailedTask> {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const task = await client.request({ method: 'tasks/get', params: { taskId } }, detailedTask);
+        if (done(task as DetailedTask)) return task as DetailedTask;
+        if (Date.now() > end) throw new Error(`task ${taskId} still ${task.status}`);
+        await new Promise((r) => setTimeout(r, Number(task.pollIntervalMs ?? 500)));
+      }
+    },
+  };
+}
+
+async function protocolErrorOf(promise: Promise<unknown>): Promise<ProtocolError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ProtocolError);
+  return err as ProtocolError;
+}
+
+describe('Tasks (the io.modelcontextprotocol/tasks extension)', () => {
+  it('a call runs as a task for a client that declares the extension: the handle before the work ends, then the same result tasks/get', async () => {
+    const tina = await world.githubUser('tina-2026');
+    const { client, callAsTask, until } = await tasksClient(tina);
+    expect(client.getServerCapabilities()).toMatchObject({ extensions: { [TASKS]: {} } });
+    world.apis.behave.set(ISSUES_PATH, { delayMs: 1500, times: 1 });
+    const handle = await callAsTask('execute_tools', { executions: [createIssue('From a 2026 task')] });
+    expect(handle).toMatchObject({
+      resultType: 'task',
+      taskId: expect.stringMatching(/^tsk_/),
+      status: 'working',
+      ttlMs: expect.any(Number),
+      pollIntervalMs: expect.any(Number),
+    });
+    expect(handle).not.toHaveProperty('content');
+    const done = await until(handle.taskId, (t) => t.status !== 'working');
+    expect(done.status).toBe('completed');
+    expect(done.result?.structuredContent).toEqual({ results: [{ result: expect.objectContaining({ title: 'From a 2026 task' }) }] });
+    // Quick tools are answered directly, tasks or not.
+    const listed = await client.callTool({ name: 'list_integrations', arguments: {} });
+    expect(structured<{ integrations: unknown[] }>(listed).integrations.length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  it('a tool error is a completed task carrying the error result (failed is for JSON-RPC errors)', async () => {
+    const { client, callAsTask, until } = await tasksClient(alice, '/mcp/agent');
+    const handle = await callAsTask('connections_execute', { name: 'github__no_such_tool', arguments: {} });
+    const done = await until(handle.taskId, (t) => t.status !== 'working');
+    expect(done.status).toBe('completed');
+    expect(done.result?.structuredContent).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    await client.close();
+
+    // Arguments the tool refuses: the task ends with the tool's error body as an isError result.
+    const meta = await tasksClient(alice);
+    const refused = await meta.callAsTask('execute_tools', { executions: [] });
+    const ended = await meta.until(refused.taskId, (t) => t.status !== 'working');
+    expect(ended.status).toBe('completed');
+    expect(ended.result?.isError).toBe(true);
+    expect(ended.result?.structuredContent).toEqual({ error: expect.stringMatching(/^Invalid arguments for execute_tools: executions/) });
+    await meta.client.close();
+  });
+
+  it("cancel ends a wait; another user's task id answers as unknown to get, update, cancel and a subscription", async () => {
+    const hugo = await world.user({ tenantId: alice.user.tenantId, email: 'hugo-2026@example.com' });
+    const owner = await tasksClient(hugo);
+    const started = await owner.client.callTool({ name: 'connect', arguments: { integration: 'github' } });
+    const { connectionId } = structured<{ connectionId: string }>(started);
+    const handle = await owner.callAsTask('wait_for_connection', { connectionId, timeoutSec: 600 });
+    expect(handle.status).toBe('working');
+
+    const other = await tasksClient(mallory);
+    for (const attempt of [other.get(handle.taskId), other.update(handle.taskId), other.cancel(handle.taskId)]) {
+      const err = await protocolErrorOf(attempt);
+      expect(err.code).toBe(-32602);
+      expect(err.message).toMatch(/Task not found/);
+    }
+    // The same answer as an id nobody has.
+    expect((await protocolErrorOf(other.get('tsk_made_up_0000000000000000000000000'))).message).toMatch(/Task not found/);
+    // Mallory's subscription acknowledges nothing and ends at once.
+    const subscription = await other.client.listen({ taskIds: [handle.taskId] } as never);
+    expect(await subscription.closed).toBe('graceful');
+    const ack = other.seen.find((m) => m.method === 'notifications/subscriptions/acknowledged');
+    expect(ack?.params?.notifications).toEqual({ taskIds: [] });
+    expect(other.seen.some((m) => m.method === 'notifications/tasks')).toBe(false);
+    // Hugo's task never noticed.
+    expect((await owner.get(handle.taskId)).status).toBe('working');
+
+    expect(await owner.update(handle.taskId)).toBeDefined();
+    await owner.cancel(handle.taskId);
+    const cancelled = await owner.until(handle.taskId, (t) => t.status !== 'working');
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled).not.toHaveProperty('result');
+    await Promise.all([owner.client.close(), other.client.close()]);
+  });
+
+  it('a subscription naming a task gets notifications/tasks as it changes, the last one with the result, then ends', async () => {
+    const uma = await world.githubUser('uma-2026');
+    const { client, callAsTask, seen } = await tasksClient(uma);
+    const heard: DetailedTask[] = [];
+    client.setNotificationHandler('notifications/tasks', { params: detailedTask }, (params) => {
+      heard.push(params as DetailedTask);
+    });
+    world.apis.behave.set(ISSUES_PATH, { delayMs: 2000, times: 1 });
+    const handle = await callAsTask('execute_tools', { executions: [createIssue('Heard of in 2026')] });
+    const subscription = await client.listen({ taskIds: [handle.taskId] } as never);
+    expect(seen.find((m) => m.method === 'notifications/subscriptions/acknowledged')?.params?.notifications).toEqual({
+      taskIds: [handle.taskId],
+    });
+    expect(await subscription.closed).toBe('graceful');
+    expect(heard[0]).toMatchObject({ taskId: handle.taskId, status: 'working' });
+    expect(heard.at(-1)).toMatchObject({ taskId: handle.taskId, status: 'completed' });
+    expect(heard.at(-1)?.result?.structuredContent).toEqual({
+      results: [{ result: expect.objectContaining({ title: 'Heard of in 2026' }) }],
+    });
+    await client.close();
+  });
+
+  it('a client that does not declare the extension is answered directly, and tasks/* answer -32021', async () => {
+    const client = await modernClient(alice);
+    const answer = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'jots_list_notes' }] } });
+    expect(structured<{ results: unknown[] }>(answer).results).toHaveLength(1);
+    const err = await protocolErrorOf(client.request({ method: 'tasks/get', params: { taskId: 'tsk_x' } }, detailedTask));
+    expect(err.code).toBe(-32021);
+    expect(err.data).toEqual({ requiredCapabilities: { extensions: { [TASKS]: {} } } });
+    await client.close();
+  });
 });
