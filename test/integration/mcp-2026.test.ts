@@ -4,7 +4,8 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { consentAs, signedInPage } from '../support/consent.js';
-import { startWorld, type TestUser } from '../support/harness.js';
+import { spawnServerProcess, startWorld, type TestUser } from '../support/harness.js';
+import { freePort } from '../support/ports.js';
 
 // MCP revision 2026-07-28 on /mcp and /mcp/agent beside the 2025 revisions (issue 17), with the
 // official v2 client (@modelcontextprotocol/client), the test authorization server, the fake
@@ -302,6 +303,54 @@ describe('input_required for connect (URL elicitation, multi round-trip)', () =>
     );
     await Promise.all([erinClient.close(), malloryClient.close()]);
   });
+
+  it('any process answers any round: the retry goes to another server process, which reads the state and the recorded run', async () => {
+    const ivan = await world.user({ tenantId: alice.user.tenantId, email: 'ivan-2026@example.com' });
+    const call = {
+      name: 'execute_tools',
+      arguments: {
+        executions: [{ tool: 'jots_create_note', args: { title: 'Written in round one', body: 'x' } }, { tool: 'github_list_repos' }],
+      },
+    };
+    const here = await modernClient(ivan, { urlElicitation: true });
+    const first = (await here.callTool(call, { allowInputRequired: true })) as unknown as {
+      inputRequests: Record<string, unknown>;
+      requestState: string;
+    };
+    const [key] = Object.keys(first.inputRequests);
+    const port = await freePort();
+    const other = await spawnServerProcess(stack, port);
+    world.onStop(() => {
+      other.kill('SIGKILL');
+    });
+    try {
+      const there = new Client(
+        { name: 'switchboard-test-2026', version: '1.0.0' },
+        { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: REVISION } } },
+      );
+      await there.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${ivan.apiKey}` } },
+        }),
+      );
+      const answer = await there.callTool({
+        ...call,
+        requestState: first.requestState,
+        inputResponses: { [key]: { action: 'decline' } },
+      } as typeof call);
+      const results = structured<{ results: { result?: { title?: string }; error?: string }[] }>(answer).results;
+      // The note from round one, as recorded (not written again); GitHub still not connected.
+      expect(results[0].result?.title).toBe('Written in round one');
+      expect(results[1].error).toBe('NOT_CONNECTED');
+      const notes = await there.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'jots_list_notes' }] } });
+      const listed = structured<{ results: { result: { notes: { title: string }[] } }[] }>(notes).results[0].result.notes;
+      expect(listed.filter((n) => n.title === 'Written in round one')).toHaveLength(1);
+      await there.close();
+    } finally {
+      other.kill('SIGKILL');
+      await here.close();
+    }
+  }, 60_000);
 
   it('the link is bound to the caller: another signed-in user who opens it connects nothing', async () => {
     const frank = await world.user({ tenantId: alice.user.tenantId, email: 'frank-2026@example.com' });
