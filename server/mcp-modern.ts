@@ -40,8 +40,13 @@ import type { TaskService } from './tasks/task-service.js';
 export const MODERN_PROTOCOL_REVISION = '2026-07-28';
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
 
-/** Whether a POST is for the 2026-07-28 revision, decided by the v2 SDK's own classification (the request's `_meta` envelope claim). */
+/**
+ * Whether a POST is for the 2026-07-28 revision, decided by the v2 SDK's own classification (the
+ * request's `_meta` envelope claim) of the body express.json parsed. A body it did not parse (not
+ * JSON) is left to the 2025 transport, which answers it as it always has (415), unread.
+ */
 export async function isModernRequest(req: Request): Promise<boolean> {
+  if (req.body === undefined) return false;
   return !(await isLegacyRequest(await toWebRequest(req, req.body), req.body));
 }
 

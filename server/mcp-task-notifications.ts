@@ -24,6 +24,8 @@ import type { TaskService, TaskView } from './tasks/task-service.js';
 
 /** At most this many task ids per subscription; more are not acknowledged. */
 export const MAX_TASKS_PER_SUBSCRIPTION = 50;
+/** Task subscriptions one user may hold open at once, per process (each reads its tasks' state as they poll). */
+export const MAX_TASK_SUBSCRIPTIONS_PER_USER = 5;
 const KEEP_ALIVE_MS = 15_000;
 
 interface ListenRequest {
@@ -31,12 +33,75 @@ interface ListenRequest {
   params: { notifications: { taskIds: unknown[] }; _meta?: Record<string, unknown> };
 }
 
+const openSubscriptions = new Map<string, number>();
+
 export function serveTaskNotifications(
   ctx: ServiceContext,
   tasks: TaskService,
   serverInfo: Implementation,
   toolResult: (body: unknown, isError: boolean) => Record<string, unknown>,
 ) {
+  /** The acknowledged tasks' changes until they have all ended or the client leaves, then the listen result. */
+  async function stream(res: Response, caller: Caller, message: ListenRequest): Promise<void> {
+    const asked = [
+      ...new Set(message.params.notifications.taskIds.filter((id): id is string => typeof id === 'string' && id.length <= 200)),
+    ];
+    const views = await Promise.all(asked.slice(0, MAX_TASKS_PER_SUBSCRIPTION).map((id) => tasks.get(caller, id)));
+    const honored = views.filter((v): v is TaskView => v !== undefined);
+
+    const stop = new AbortController();
+    res.on('close', () => stop.abort());
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    const open = () => !stop.signal.aborted && !res.writableEnded;
+    const frame = (payload: unknown) => {
+      if (open()) res.write(`event: message\ndata: ${JSON.stringify(payload)}\n\n`);
+    };
+    const stamp = { [SUBSCRIPTION_ID_META_KEY]: message.id };
+    frame({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: honored.map((v) => v.taskId) }, _meta: stamp },
+    });
+    const keepAlive = setInterval(() => open() && res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+    const last = new Map<string, string>();
+    const send = async (view: TaskView) => {
+      const ended = view.status === 'completed' || view.status === 'failed' || view.status === 'cancelled';
+      const task = detailedTask(view, ended ? await tasks.outcome(caller, view.taskId) : undefined, toolResult);
+      const seen = `${task.status}\0${task.lastUpdatedAt}\0${'result' in task}`;
+      if (last.get(view.taskId) === seen) return;
+      last.set(view.taskId, seen);
+      frame({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: stamp } });
+    };
+    try {
+      await Promise.all(
+        honored.map(async (view) => {
+          await send(view);
+          await tasks.result(caller, view.taskId, { signal: stop.signal, onStatus: send });
+          const final = await tasks.get(caller, view.taskId);
+          if (final) await send(final);
+        }),
+      );
+    } catch (err) {
+      if (!stop.signal.aborted) ctx.logger.warn({ err: (err as Error).message }, 'task notifications stopped');
+    } finally {
+      clearInterval(keepAlive);
+    }
+    // Every acknowledged task has ended: the subscription's graceful end (nothing if the client left).
+    frame({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { resultType: 'complete', _meta: { ...stamp, [SERVER_INFO_META_KEY]: serverInfo } },
+    });
+    // Whatever still follows a task (one failed read ended the wait of all) stops here.
+    stop.abort();
+    if (!res.writableEnded) res.end();
+  }
+
   return {
     /** A well-formed 2026-07-28 subscriptions/listen asking for task ids (the SDK answers anything malformed itself). */
     async claims(req: Request): Promise<boolean> {
@@ -60,60 +125,20 @@ export function serveTaskNotifications(
         res.status(400).json({ jsonrpc: '2.0', id: message.id, error: { code: error.code, message: error.message, data: error.data } });
         return;
       }
-      const asked = [
-        ...new Set(message.params.notifications.taskIds.filter((id): id is string => typeof id === 'string' && id.length <= 200)),
-      ];
-      const views = await Promise.all(asked.slice(0, MAX_TASKS_PER_SUBSCRIPTION).map((id) => tasks.get(caller, id)));
-      const honored = views.filter((v): v is TaskView => v !== undefined);
-
-      const stop = new AbortController();
-      res.on('close', () => stop.abort());
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      const frame = (payload: unknown) => {
-        if (!stop.signal.aborted) res.write(`event: message\ndata: ${JSON.stringify(payload)}\n\n`);
-      };
-      const stamp = { [SUBSCRIPTION_ID_META_KEY]: message.id };
-      frame({
-        jsonrpc: '2.0',
-        method: 'notifications/subscriptions/acknowledged',
-        params: { notifications: { taskIds: honored.map((v) => v.taskId) }, _meta: stamp },
-      });
-      const keepAlive = setInterval(() => !stop.signal.aborted && res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
-      const last = new Map<string, string>();
-      const send = async (view: TaskView) => {
-        const ended = view.status === 'completed' || view.status === 'failed' || view.status === 'cancelled';
-        const task = detailedTask(view, ended ? await tasks.outcome(caller, view.taskId) : undefined, toolResult);
-        const seen = `${task.status}\0${task.lastUpdatedAt}\0${'result' in task}`;
-        if (last.get(view.taskId) === seen) return;
-        last.set(view.taskId, seen);
-        frame({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: stamp } });
-      };
-      try {
-        await Promise.all(
-          honored.map(async (view) => {
-            await send(view);
-            await tasks.result(caller, view.taskId, { signal: stop.signal, onStatus: send });
-            const final = await tasks.get(caller, view.taskId);
-            if (final) await send(final);
-          }),
-        );
-      } catch (err) {
-        ctx.logger.warn({ err: (err as Error).message }, 'task notifications stopped');
-      } finally {
-        clearInterval(keepAlive);
+      const held = openSubscriptions.get(caller.userId) ?? 0;
+      if (held >= MAX_TASK_SUBSCRIPTIONS_PER_USER) {
+        // What the SDK answers when its own subscriptions are exhausted.
+        res.json({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Subscription limit reached' } });
+        return;
       }
-      // Every acknowledged task has ended (or the client left): the subscription's graceful end.
-      frame({
-        jsonrpc: '2.0',
-        id: message.id,
-        result: { resultType: 'complete', _meta: { ...stamp, [SERVER_INFO_META_KEY]: serverInfo } },
-      });
-      if (!res.writableEnded) res.end();
+      openSubscriptions.set(caller.userId, held + 1);
+      try {
+        await stream(res, caller, message);
+      } finally {
+        const left = (openSubscriptions.get(caller.userId) ?? 1) - 1;
+        if (left > 0) openSubscriptions.set(caller.userId, left);
+        else openSubscriptions.delete(caller.userId);
+      }
     },
   };
 }

@@ -149,6 +149,13 @@ describe('one URL, every current revision', () => {
     // A page elsewhere calling with the victim's key (a browser sends its Origin): refused.
     const foreign = await rawPost({ ...headers, authorization: `Bearer ${alice.apiKey}`, origin: 'https://evil.example' }, list);
     expect(foreign.status).toBe(403);
+    // A body that is not JSON is not classified (nor read): the 2025 transport answers it as it always has.
+    const text = await fetch(`${stack.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.apiKey}`, 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(list),
+    });
+    expect(text.status).toBe(415);
     const huge = { ...list, params: { ...list.params, padding: 'x'.repeat(1_100_000) } };
     expect((await rawPost({ ...headers, authorization: `Bearer ${alice.apiKey}` }, huge)).status).toBe(413);
   });
@@ -535,8 +542,8 @@ describe('Tasks (the io.modelcontextprotocol/tasks extension)', () => {
     expect(handle.status).toBe('working');
 
     const other = await tasksClient(mallory);
-    for (const attempt of [other.get(handle.taskId), other.update(handle.taskId), other.cancel(handle.taskId)]) {
-      const err = await protocolErrorOf(attempt);
+    for (const attempt of [other.get, other.update, other.cancel]) {
+      const err = await protocolErrorOf(attempt(handle.taskId));
       expect(err.code).toBe(-32602);
       expect(err.message).toMatch(/Task not found/);
     }
@@ -579,6 +586,35 @@ describe('Tasks (the io.modelcontextprotocol/tasks extension)', () => {
       results: [{ result: expect.objectContaining({ title: 'Heard of in 2026' }) }],
     });
     await client.close();
+  });
+
+  it('one user holds at most five task subscriptions at once; the sixth is refused, and ended ones free their place', async () => {
+    const vera = await world.user({ tenantId: alice.user.tenantId, email: 'vera-2026@example.com' });
+    const owner = await tasksClient(vera);
+    const { connectionId } = structured<{ connectionId: string }>(
+      await owner.client.callTool({ name: 'connect', arguments: { integration: 'github' } }),
+    );
+    const handle = await owner.callAsTask('wait_for_connection', { connectionId, timeoutSec: 600 });
+    const listeners = await Promise.all(Array.from({ length: 5 }, () => tasksClient(vera)));
+    const subscriptions = await Promise.all(listeners.map((l) => l.client.listen({ taskIds: [handle.taskId] } as never)));
+    const sixth = await tasksClient(vera);
+    const refused = await sixth.client.listen({ taskIds: [handle.taskId] } as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ProtocolError);
+    expect((refused as ProtocolError).message).toMatch(/Subscription limit reached/);
+    // Another user is not held back by Vera's subscriptions.
+    const others = await tasksClient(mallory);
+    expect(await (await others.client.listen({ taskIds: [] } as never)).closed).toBe('graceful');
+
+    await owner.cancel(handle.taskId);
+    expect(await Promise.all(subscriptions.map((sub) => sub.closed))).toEqual(Array(5).fill('graceful'));
+    // Each heard the task end.
+    for (const l of listeners) expect(l.seen.filter((m) => m.method === 'notifications/tasks').at(-1)?.params?.status).toBe('cancelled');
+    // Their places are free again.
+    expect(await (await sixth.client.listen({ taskIds: [handle.taskId] } as never)).closed).toBe('graceful');
+    await Promise.all([owner, sixth, others, ...listeners].map((l) => l.client.close()));
   });
 
   it('a client that does not declare the extension is answered directly, and tasks/* answer -32021', async () => {
