@@ -1,4 +1,4 @@
-import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -6,6 +6,7 @@ import {
   inputRequired,
   isLegacyRequest,
   type JSONRPCRequest,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   type Result,
   Server,
@@ -14,6 +15,7 @@ import {
 import type { Request, Response } from 'express';
 import type { Caller } from '../core/caller.js';
 import { MetaToolError } from '../core/errors.js';
+import { nestsDeeperThan } from '../core/json-depth.js';
 import { inputJsonSchema } from '../core/json-schema.js';
 import pkg from '../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
@@ -40,14 +42,32 @@ import type { TaskService } from './tasks/task-service.js';
 export const MODERN_PROTOCOL_REVISION = '2026-07-28';
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
 
+/** Deeper bodies are not walked by the classification, and refused on the 2026-07-28 path (the SDK walks them recursively). */
+export const MAX_BODY_NESTING = 200;
+
 /**
  * Whether a POST is for the 2026-07-28 revision, decided by the v2 SDK's own classification (the
- * request's `_meta` envelope claim) of the body express.json parsed. A body it did not parse (not
- * JSON) is left to the 2025 transport, which answers it as it always has (415), unread.
+ * request's `_meta` envelope claim, its protocol headers) of the body express.json parsed. A body
+ * it did not parse (not JSON) is left to the 2025 transport, which answers it as it always has;
+ * so is a body nested too deep to walk safely, unless it plainly claims the 2026 revision.
  */
 export async function isModernRequest(req: Request): Promise<boolean> {
   if (req.body === undefined) return false;
-  return !(await isLegacyRequest(await toWebRequest(req, req.body), req.body));
+  if (nestsDeeperThan(req.body, MAX_BODY_NESTING)) {
+    const meta = (req.body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+    return (
+      (meta !== null && typeof meta === 'object' && PROTOCOL_VERSION_META_KEY in meta) ||
+      req.get('mcp-protocol-version') === MODERN_PROTOCOL_REVISION
+    );
+  }
+  // The classification reads the method, three headers and the parsed body: nothing is serialized again.
+  const headers = new Headers();
+  for (const name of ['mcp-protocol-version', 'mcp-method', 'mcp-name']) {
+    const value = req.get(name);
+    if (value !== undefined) headers.set(name, value);
+  }
+  const probe = new globalThis.Request('http://switchboard.invalid/mcp', { method: 'POST', headers });
+  return !(await isLegacyRequest(probe, req.body));
 }
 
 const declaresUrlElicitation = (capabilities: ClientCapabilities | undefined) =>
@@ -150,6 +170,14 @@ export function modernMcp(ctx: ServiceContext, tools: readonly MetaTool[], optio
   const notifications = options.tasks && serveTaskNotifications(ctx, options.tasks, SERVER_INFO, callToolResult);
   return async (req: Request, res: Response) => {
     const caller = req.caller!;
+    if (nestsDeeperThan(req.body, MAX_BODY_NESTING)) {
+      res.status(400).json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: `Invalid Request: the body nests deeper than ${MAX_BODY_NESTING} levels` },
+      });
+      return;
+    }
     if (notifications && (await notifications.claims(req))) return notifications.serve(req, res, caller);
     // The caller rides to the SDK's handler context as AuthInfo (node's toNodeHandler reads `req.auth`).
     await serve(Object.assign(req, { auth: authInfoFor(caller) }), res, req.body);

@@ -156,6 +156,22 @@ describe('one URL, every current revision', () => {
       body: JSON.stringify(list),
     });
     expect(text.status).toBe(415);
+    // Nested past what can be walked safely: refused on the 2026 path, answered as before on the 2025 one; never a 5xx.
+    const nested = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const deep = (meta: string) =>
+      fetch(`${stack.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${alice.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_tools","arguments":{"x":${nested}}${meta}}}`,
+      });
+    const modernDeep = await deep(`,"_meta":${JSON.stringify(envelope())}`);
+    expect(modernDeep.status).toBe(400);
+    expect(await modernDeep.json()).toMatchObject({ error: { code: -32600 } });
+    expect((await deep('')).status).toBeLessThan(500);
     const huge = { ...list, params: { ...list.params, padding: 'x'.repeat(1_100_000) } };
     expect((await rawPost({ ...headers, authorization: `Bearer ${alice.apiKey}` }, huge)).status).toBe(413);
   });
