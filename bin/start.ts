@@ -2,6 +2,8 @@
 // is set), Postgres schema, worker and HTTP server in one process tree. Ctrl-C stops all of it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import type { RunningDemo } from '../demo/index.js';
 import { createApiKey } from '../store/api-keys.js';
 import { createLoginToken } from '../store/login-tokens.js';
 import { createTenant, getTenant } from '../store/tenants.js';
@@ -25,6 +27,9 @@ process.env.CODEC_OPERATOR_TENANT ||= DEMO_TENANT;
 process.env.CODEC_OPERATORS ||= DEMO_EMAIL;
 // Metrics and health for the operator, on loopback only (never on the service port).
 process.env.METRICS_PORT ||= '9464';
+// The demo integration (demo/) makes the first session work with no account anywhere. Production
+// never gets it by default, and refuses it when asked for (core/config.ts).
+if (process.env.NODE_ENV !== 'production') process.env.DEMO_INTEGRATION ||= 'on';
 const config = configFromEnv();
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
@@ -80,7 +85,7 @@ async function startTemporal(): Promise<string> {
 }
 
 /** First run: a demo tenant, user and API key. The key is kept in the data dir to print again. */
-async function ensureDemo(services: Awaited<ReturnType<typeof openServices>>) {
+async function ensureDemoUser(services: Awaited<ReturnType<typeof openServices>>) {
   const keyFile = join(dataDir, 'demo-api-key');
   if (!(await getTenant(services.pool, DEMO_TENANT))) {
     await createTenant(services.pool, { id: DEMO_TENANT, name: 'Demo' });
@@ -96,11 +101,49 @@ async function ensureDemo(services: Awaited<ReturnType<typeof openServices>>) {
   return { user, key: readFileSync(keyFile, 'utf8').trim() };
 }
 
+/**
+ * The demo integration's authorization server and MCP server (demo/), loaded only when on: its
+ * libraries (oidc-provider) are development dependencies, absent from a production install.
+ */
+async function startDemoIntegration(): Promise<RunningDemo | undefined> {
+  if (!config.DEMO_INTEGRATION) return undefined;
+  const { startDemo } = await import('../demo/index.js');
+  const demo = await startDemo({
+    port: config.DEMO_PORT,
+    stateFile: join(dataDir, 'demo-state.json'),
+    log: (line) => say(`demo: ${line}`),
+  });
+  stops.push(() => demo.close());
+  return demo;
+}
+
+/** After the first connect of this run, the link to its workflow in Temporal UI (where the wait shows). */
+function noticeFirstConnect(): WorkflowClientInterceptor {
+  let noticed = false;
+  return {
+    async start(input, next) {
+      const runId = await next(input);
+      if (!noticed && input.workflowType === 'connectionWorkflow') {
+        noticed = true;
+        const link = `${temporalUiUrl()}/${encodeURIComponent(input.options.workflowId)}/${runId}/history`;
+        process.stdout.write(`\nFirst connect: its workflow waits for the person's consent — watch it in Temporal UI:\n  ${link}\n\n`);
+      }
+      return runId;
+    },
+  };
+}
+
+const temporalUiUrl = () => `http://127.0.0.1:${config.TEMPORAL_UI_PORT}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows`;
+
 try {
   const address = await startTemporal();
   process.env.TEMPORAL_ADDRESS = address;
+  const demo = await startDemoIntegration();
   say('connecting to Postgres and applying migrations');
-  const services = await openServices({ ...config, TEMPORAL_ADDRESS: address });
+  const services = await openServices({ ...config, TEMPORAL_ADDRESS: address }, undefined, {
+    demo: demo?.integration,
+    workflowInterceptors: [noticeFirstConnect()],
+  });
   stops.push(() => services.close());
 
   const worker = await createWorker(services);
@@ -117,8 +160,8 @@ try {
   const http = await listen(services);
   stops.push(() => http.close());
 
-  const demo = await ensureDemo(services);
-  const loginLink = `${config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(services.pool, demo.user.id)}`;
+  const user = await ensureDemoUser(services);
+  const loginLink = `${config.PUBLIC_BASE_URL}/portal/login-link?token=${await createLoginToken(services.pool, user.user.id)}`;
   process.stdout.write(`
 Switchboard is running.
 
@@ -126,14 +169,20 @@ Switchboard is running.
   HTTP API         ${config.PUBLIC_BASE_URL}/v1/tools/<tool>   (OpenAPI: ${config.PUBLIC_BASE_URL}/openapi.json)
   Portal           ${config.PUBLIC_BASE_URL}/portal
   Portal sign-in   ${loginLink}   (one-time, 15 minutes)
-  Temporal UI      http://127.0.0.1:${config.TEMPORAL_UI_PORT}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows
+  Temporal UI      ${temporalUiUrl()}
   Ready check      ${config.PUBLIC_BASE_URL}/readyz
   Metrics          ${http.operator?.url ?? '(METRICS_PORT unset)'}/metrics   (operator port, ${config.METRICS_HOST} only)
 
-  Demo user        ${DEMO_EMAIL} (${demo.user.id}, tenant ${DEMO_TENANT}, roles member admin; codec operator)
-  Demo API key     ${demo.key}
-  Try it:          curl -s -X POST ${config.PUBLIC_BASE_URL}/v1/tools/list_integrations \\
-                     -H "Authorization: Bearer ${demo.key}" -H 'content-type: application/json' -d '{}'
+  Demo user        ${DEMO_EMAIL} (${user.user.id}, tenant ${DEMO_TENANT}, roles member admin; codec operator)
+  Demo API key     ${user.key}
+${
+  demo
+    ? `  Demo integration ${demo.origin}   ("demo": a to-do list behind its own OAuth server; development only)
+`
+    : ''
+}
+README's first session, in another terminal:
+  export SB=${config.PUBLIC_BASE_URL} KEY=${user.key} SB_USER=${user.user.id}
 
 Press Ctrl-C to stop everything.
 `);

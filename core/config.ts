@@ -180,6 +180,18 @@ export const baseEnvSchema = z.object({
    */
   RESULT_RETENTION_DAYS: positiveInt.optional(),
 
+  /**
+   * `on`: `npm start` serves the demo integration (demo/): a local OAuth authorization server and a
+   * small MCP server behind it, so the first session needs no account anywhere. Development only:
+   * refused when NODE_ENV=production. `npm start` turns it on unless NODE_ENV is production.
+   */
+  DEMO_INTEGRATION: z
+    .enum(['on', 'off'])
+    .default('off')
+    .transform((v) => v === 'on'),
+  /** The demo's one port on 127.0.0.1 (authorization server and MCP server share it). */
+  DEMO_PORT: port.default(3100),
+
   /** Hosts (or host:port) the built-in browser may reach even at loopback or private addresses. */
   BROWSER_ALLOWED_HOSTS: hostList,
 
@@ -376,6 +388,13 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
     if (signing) problems.push({ variable: 'PORTAL_SIGNING_SECRET', message: signing });
     const keys = encryptionKeysProblem(env.ENCRYPTION_KEYS, values.ENCRYPTION_KEYS);
     if (keys) problems.push({ variable: 'ENCRYPTION_KEYS', message: keys });
+  }
+  if (values.NODE_ENV === 'production' && values.DEMO_INTEGRATION) {
+    problems.push({
+      variable: 'DEMO_INTEGRATION',
+      message:
+        '"on" is refused in production: the demo integration is a local authorization server that signs anyone in, for trying Switchboard with `npm start`. Unset it (or set "off")',
+    });
   }
   if (values.CODEC_AUTH === 'none' && !isLoopbackHost(values.HOST)) {
     problems.push({

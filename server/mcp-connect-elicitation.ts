@@ -74,6 +74,35 @@ export async function inElicitingSlot<T>(userId: string, busy: T, fn: () => Prom
   }
 }
 
+/** Whether all of the user's waiting slots in this process are taken (a call now cannot wait for a human). */
+export const elicitingSlotsFull = (userId: string): boolean => (eliciting.get(userId) ?? 0) >= MAX_ELICITING_CALLS_PER_USER;
+
+/**
+ * Whether nothing in a meta-tool's answer ran: every entry waits for a connection. Only then may the
+ * answer be replaced by an error (URLElicitationRequiredError) without hiding a call that ran.
+ */
+export function nothingRan(tool: string, body: unknown): boolean {
+  if (tool === 'connections_execute') return integrationsToConnect(tool, body).length > 0;
+  const results = (body as { results?: unknown[] })?.results ?? [];
+  return results.length > 0 && results.every((r) => integrationsToConnect(tool, { results: [r] }).length > 0);
+}
+
+/** The links for URLElicitationRequiredError: one new attempt per integration the caller can connect by link. */
+export async function connectLinks(ctx: ServiceContext, caller: Caller, integrations: readonly string[]) {
+  const links: { mode: 'url'; elicitationId: string; url: string; message: string }[] = [];
+  for (const integration of integrations) {
+    if (!ctx.registry.get(integration)) continue;
+    const started = await startConnection(ctx, caller, integration).catch((err) => {
+      if (err instanceof MetaToolError) return undefined;
+      throw err;
+    });
+    if (!started) continue;
+    const displayName = displayNameOf(ctx, integration);
+    links.push({ mode: 'url', elicitationId: started.connectionId, url: started.url, message: connectMessage(displayName) });
+  }
+  return links;
+}
+
 /** The integrations a meta-tool's answer says the caller must connect (execute_tools and connections_execute bodies). */
 export function integrationsToConnect(tool: string, body: unknown): string[] {
   const found = new Set<string>();

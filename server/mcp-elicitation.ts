@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { type ServerNotification, type ServerRequest, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/caller.js';
 import type { ServiceContext } from './context.js';
 import { approveByElicitation, hasPendingApproval } from './mcp-approval-elicitation.js';
-import { connectByElicitation, integrationsToConnect, type RequestProgress } from './mcp-connect-elicitation.js';
+import {
+  connectByElicitation,
+  connectLinks,
+  elicitingSlotsFull,
+  integrationsToConnect,
+  nothingRan,
+  type RequestProgress,
+} from './mcp-connect-elicitation.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -25,10 +32,16 @@ export async function answerWithElicitation(
   progress: RequestProgress | undefined,
 ): Promise<unknown> {
   let answer = body;
+  // A call routed to a remote source (`<source>:…`) names the source's integration: not ours to connect.
+  const remote = typeof args.name === 'string' && args.name.includes(':');
+  const missing = remote ? [] : integrationsToConnect(tool.name, answer);
+  // This call cannot wait for the human (the user's waiting calls are all taken) and nothing in it
+  // ran: MCP's URLElicitationRequiredError (-32042) hands the client the links; it calls again after.
+  if (missing.length && nothingRan(tool.name, answer) && elicitingSlotsFull(caller.userId)) {
+    const links = await connectLinks(ctx, caller, missing).catch(() => []);
+    if (links.length) throw new UrlElicitationRequiredError(links, 'Connect first: open the links, then send this call again.');
+  }
   try {
-    // A call routed to a remote source (`<source>:…`) names the source's integration: not ours to connect.
-    const remote = typeof args.name === 'string' && args.name.includes(':');
-    const missing = remote ? [] : integrationsToConnect(tool.name, answer);
     const connected = missing.length ? await connectByElicitation(ctx, caller, missing, extra, progress) : [];
     if (connected.length) answer = await runAgain(ctx, caller, tool, args, answer, connected);
     if (hasPendingApproval(ctx, tool.name, answer)) {

@@ -68,9 +68,9 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
   // logging: clients may set a level (logging/setLevel); tool calls' own log lines stay in the server's log.
   const server = new SessionServer(session, SERVER_INFO, {
     capabilities: { tools: {}, logging: {}, tasks: TASKS_CAPABILITY },
-    taskStore: new CallerTaskStore(tasks, caller),
+    taskStore: new CallerTaskStore(tasks, caller, ctx.logger),
   });
-  serveTaskResults(server, tasks, caller);
+  serveTaskResults(server, tasks, caller, ctx.logger);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
@@ -95,6 +95,8 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     } catch (err) {
       // The same bodies as the JSON API: bad arguments and refusals are tool results, not protocol errors.
       if (err instanceof MetaToolError) return callToolResult(err.body, true);
+      // A protocol answer on purpose (URLElicitationRequiredError): the client sees it as sent.
+      if (err instanceof McpError) throw err;
       ctx.logger.error({ tool: tool.name, err: (err as Error).message }, 'MCP tool call failed');
       return callToolResult({ error: 'Internal error; the server logged the details' }, true);
     }

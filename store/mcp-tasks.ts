@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CallerOwner } from '../core/caller.js';
 import { Keyring } from './keyring.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, lockKey, type Queryable } from './queryable.js';
 
 /** Kept this long when the client asks for no TTL. */
 export const MCP_TASK_TTL_DEFAULT_MS = 24 * 60 * 60 * 1000;
@@ -11,6 +11,8 @@ export const MCP_TASK_TTL_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 export const MCP_TASK_TTL_MIN_MS = 60 * 1000;
 /** Unfinished tasks one user keeps at most; one more is refused until some end. */
 export const MCP_TASKS_WORKING_PER_USER = 100;
+/** Live tasks (any status, until their TTL) one user keeps at most: tasks that fail at once are rows too. */
+export const MCP_TASKS_PER_USER = 1000;
 /** tasks/list pages. */
 export const MCP_TASKS_PAGE = 50;
 
@@ -29,6 +31,8 @@ export interface McpTaskRow {
   updatedAt: Date;
   expiresAt: Date;
   pollIntervalMs: number;
+  /** Milliseconds since the task was created, by the database's clock (the one created_at is on). */
+  ageMs: number;
 }
 
 /** A task's answer as kept: the tool result's body and whether it is an error. */
@@ -40,8 +44,9 @@ export interface McpTaskOutcome {
 export const mcpTaskIdHash = (taskId: string) => createHash('sha256').update(taskId).digest();
 
 // The sealed values are bound to the row and its owner: a copied value does not open elsewhere.
-const argumentsAad = (row: { idHash: Buffer; tenantId: string; userId: string }) =>
-  `mcp-task-arguments:${row.idHash.toString('hex')}:${row.tenantId}:${row.userId}`;
+// The arguments are bound to the tool too: a row whose tool was changed does not run them as another.
+const argumentsAad = (row: { idHash: Buffer; tenantId: string; userId: string; tool: string }) =>
+  `mcp-task-arguments:${row.idHash.toString('hex')}:${row.tenantId}:${row.userId}:${row.tool}`;
 const idAad = (row: { idHash: Buffer; tenantId: string; userId: string }) =>
   `mcp-task-id:${row.idHash.toString('hex')}:${row.tenantId}:${row.userId}`;
 const outcomeAad = (row: { idHash: Buffer; tenantId: string; userId: string }) =>
@@ -49,7 +54,8 @@ const outcomeAad = (row: { idHash: Buffer; tenantId: string; userId: string }) =
 
 const COLUMNS = `id_hash AS "idHash", tenant_id AS "tenantId", user_id AS "userId", tool, workflow_id AS "workflowId",
   status, status_message AS "statusMessage", sealed_outcome IS NOT NULL AS "hasOutcome", created_at AS "createdAt",
-  updated_at AS "updatedAt", expires_at AS "expiresAt", poll_interval_ms AS "pollIntervalMs"`;
+  updated_at AS "updatedAt", expires_at AS "expiresAt", poll_interval_ms AS "pollIntervalMs",
+  (EXTRACT(EPOCH FROM now() - created_at) * 1000)::float8 AS "ageMs"`;
 
 /** Clamps a requested TTL to what is granted. */
 export const grantedTtlMs = (requested: number | null | undefined) =>
@@ -68,26 +74,33 @@ export async function createMcpTask(
   const taskId = `tsk_${randomBytes(24).toString('base64url')}`;
   const idHash = mcpTaskIdHash(taskId);
   const key = { idHash, ...owner };
-  const sealed = keyring.encrypt(JSON.stringify(task.arguments), argumentsAad(key));
-  // One statement: the bound holds under concurrent creates of the same user.
-  const { rows } = await db.query(
-    `INSERT INTO mcp_tasks (id_hash, tenant_id, user_id, tool, sealed_id, sealed_arguments, expires_at, poll_interval_ms)
+  const sealed = keyring.encrypt(JSON.stringify(task.arguments), argumentsAad({ ...key, tool: task.tool }));
+  const rows = await inTransaction(db, async (tx) => {
+    // One creator of this user at a time: a count in one statement alone sees none of the rows
+    // that concurrent creates are inserting, and each would pass the bound.
+    await lockKey(tx, `mcp-tasks:${owner.tenantId}:${owner.userId}`);
+    return (
+      await tx.query(
+        `INSERT INTO mcp_tasks (id_hash, tenant_id, user_id, tool, sealed_id, sealed_arguments, expires_at, poll_interval_ms)
      SELECT $1, $2, $3, $4, $9, $5, now() + make_interval(secs => $6::double precision / 1000), $7
-     WHERE (SELECT count(*) FROM mcp_tasks WHERE tenant_id = $2 AND user_id = $3 AND status IN ('working', 'input_required')
-            AND expires_at > now()) < $8
+     WHERE (SELECT count(*) FILTER (WHERE status IN ('working', 'input_required')) < $8 AND count(*) < $10
+            FROM mcp_tasks WHERE tenant_id = $2 AND user_id = $3 AND expires_at > now())
      RETURNING ${COLUMNS}`,
-    [
-      idHash,
-      owner.tenantId,
-      owner.userId,
-      task.tool,
-      sealed,
-      task.ttlMs,
-      task.pollIntervalMs,
-      MCP_TASKS_WORKING_PER_USER,
-      keyring.encrypt(taskId, idAad(key)),
-    ],
-  );
+        [
+          idHash,
+          owner.tenantId,
+          owner.userId,
+          task.tool,
+          sealed,
+          task.ttlMs,
+          task.pollIntervalMs,
+          MCP_TASKS_WORKING_PER_USER,
+          keyring.encrypt(taskId, idAad(key)),
+          MCP_TASKS_PER_USER,
+        ],
+      )
+    ).rows;
+  });
   return rows[0] ? { taskId, row: rows[0] } : undefined;
 }
 
@@ -113,12 +126,17 @@ export async function readMcpTaskOutcome(db: Queryable, keyring: Keyring, row: M
   return sealed ? JSON.parse(keyring.decrypt(sealed, outcomeAad(row))) : undefined;
 }
 
-/** Records the tool batch behind the task. */
-export async function setMcpTaskWorkflow(db: Queryable, row: McpTaskRow, workflowId: string): Promise<void> {
-  await db.query('UPDATE mcp_tasks SET workflow_id = $2, updated_at = now() WHERE id_hash = $1 AND workflow_id IS NULL', [
-    row.idHash,
-    workflowId,
-  ]);
+/**
+ * Records the tool batch behind the task; answers true when the task was cancelled before (its
+ * cancel found no batch to stop, so the recorder stops it). The row's lock orders this against
+ * cancelMcpTask: whichever comes second sees what the other wrote.
+ */
+export async function setMcpTaskWorkflow(db: Queryable, row: McpTaskRow, workflowId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    'UPDATE mcp_tasks SET workflow_id = $2, updated_at = now() WHERE id_hash = $1 AND workflow_id IS NULL RETURNING status',
+    [row.idHash, workflowId],
+  );
+  return rows[0]?.status === 'cancelled';
 }
 
 /**
@@ -135,14 +153,17 @@ export async function finishMcpTask(db: Queryable, keyring: Keyring, row: McpTas
   );
 }
 
-/** Marks an unfinished task cancelled; false when it had already ended. */
-export async function cancelMcpTask(db: Queryable, row: McpTaskRow, message: string): Promise<boolean> {
-  const { rowCount } = await db.query(
+/**
+ * Marks an unfinished task cancelled; answers the batch recorded with it by then (null: none yet,
+ * and setMcpTaskWorkflow tells its recorder to stop it), or undefined when the task had already ended.
+ */
+export async function cancelMcpTask(db: Queryable, row: McpTaskRow, message: string): Promise<{ workflowId: string | null } | undefined> {
+  const { rows } = await db.query(
     `UPDATE mcp_tasks SET status = 'cancelled', status_message = $2, updated_at = now()
-     WHERE id_hash = $1 AND status IN ('working', 'input_required')`,
+     WHERE id_hash = $1 AND status IN ('working', 'input_required') RETURNING workflow_id AS "workflowId"`,
     [row.idHash, message],
   );
-  return rowCount === 1;
+  return rows[0];
 }
 
 /** The owner's live tasks with their ids, newest first; `after` is the previous page's last id hash (the cursor). */
@@ -165,7 +186,8 @@ export async function listMcpTasks(
 /** Re-seals every task's arguments and answer under the active key (`keys reseal`); returns how many rows moved. */
 export async function resealMcpTasks(db: Queryable, keyring: Keyring): Promise<number> {
   const { rows } = await db.query(
-    `SELECT id_hash AS "idHash", tenant_id AS "tenantId", user_id AS "userId", sealed_id, sealed_arguments, sealed_outcome FROM mcp_tasks`,
+    `SELECT id_hash AS "idHash", tenant_id AS "tenantId", user_id AS "userId", tool, sealed_id, sealed_arguments, sealed_outcome
+     FROM mcp_tasks`,
   );
   const stale = (sealed: string | null) => sealed !== null && Keyring.keyIdOf(sealed) !== keyring.activeKeyId;
   let moved = 0;

@@ -78,7 +78,14 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutc
   // activity whose workflow task is lost (its worker died; noticed at the workflow task timeout)
   // runs again on the next one: `claimFirst` makes that re-run answer "outcome unknown" instead
   // of reaching the service. (The normal activities of older batches heartbeat instead.)
-  const local = patched(LOCAL_TOOL_CALLS_PATCH) && !input.cancellable;
+  // Every patch is asked in the order batches have always asked them (a replay matches markers in order).
+  const localPatched = patched(LOCAL_TOOL_CALLS_PATCH);
+  const callKeyScoped = patched(RUN_SCOPED_CALL_KEYS_PATCH);
+  const storedResults = patched(STORED_RESULTS_PATCH);
+  const keepSentCalls = patched(CANCEL_KEEPS_SENT_CALLS_PATCH);
+  // `cancellable` counts only where this code began the batch: a worker of the version before it
+  // ignored the flag and ran local activities, and a replay of its history must run them again.
+  const local = localPatched && !(input.cancellable && keepSentCalls);
   const once = local
     ? proxyLocalActivities<ExecuteActivities>({ startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } })
     : proxyActivities<ExecuteActivities>({
@@ -92,13 +99,12 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutc
   // new one (its calls run anew), while a reset keeps it (calls it already made are found claimed,
   // never made twice). For a run that was never reset it is the run's own id.
   const { workflowId, firstExecutionRunId } = workflowInfo();
-  const callKeyPrefix = patched(RUN_SCOPED_CALL_KEYS_PATCH) ? `${workflowId}/${firstExecutionRunId}` : workflowId;
-  const inlineResultMaxBytes = patched(STORED_RESULTS_PATCH)
+  const callKeyPrefix = callKeyScoped ? `${workflowId}/${firstExecutionRunId}` : workflowId;
+  const inlineResultMaxBytes = storedResults
     ? inlineResultLimit(input.calls.length, input.resultInlineMaxBytes ?? RESULT_INLINE_MAX_BYTES)
     : undefined;
   const results: CallOutcome[] = new Array(input.calls.length);
   let cancelled = false;
-  const keepSentCalls = patched(CANCEL_KEEPS_SENT_CALLS_PATCH);
   if (keepSentCalls) {
     CancellationScope.current().cancelRequested.catch(() => {
       cancelled = true;

@@ -20,3 +20,16 @@ export function ensureLocalSecrets(dataDir: string, env: NodeJS.ProcessEnv = pro
   env.ENCRYPTION_KEYS ||= secrets.ENCRYPTION_KEYS;
   env.PORTAL_SIGNING_SECRET ||= secrets.PORTAL_SIGNING_SECRET;
 }
+
+/**
+ * For the admin CLI next to `npm start` in development: the secrets npm start generated, when the
+ * environment sets none and the file exists (nothing is created here). Production reads only the
+ * environment.
+ */
+export function useLocalSecrets(dataDir: string, env: NodeJS.ProcessEnv = process.env): void {
+  const file = join(dataDir, 'local-secrets.json');
+  if (env.NODE_ENV === 'production' || !existsSync(file)) return;
+  const secrets = JSON.parse(readFileSync(file, 'utf8')) as { ENCRYPTION_KEYS?: string; PORTAL_SIGNING_SECRET?: string };
+  env.ENCRYPTION_KEYS ||= secrets.ENCRYPTION_KEYS;
+  env.PORTAL_SIGNING_SECRET ||= secrets.PORTAL_SIGNING_SECRET;
+}

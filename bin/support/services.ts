@@ -1,4 +1,4 @@
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -9,10 +9,11 @@ import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { SA } from '../../core/search-attributes.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
+import type { DemoIntegration } from '../../demo/integration.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
-import { tenantUpstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { tenantUpstreamFactory, upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { type Provider, providerEnvSpec } from '../../providers/sdk.js';
 import type { ServiceContext } from '../../server/context.js';
@@ -35,12 +36,31 @@ export function readConfig(env: Record<string, string | undefined>): Config {
 }
 
 /**
- * The built-in providers and the operator's upstream MCP servers (UPSTREAM_MCP_SERVERS); with
- * `services` (connections/upstream-services.ts) `auth: oauth2` upstreams connect and tool listings
- * are shared through the database (without, the configuration is only checked).
+ * The built-in providers, the demo integration when `npm start` serves it, and the operator's
+ * upstream MCP servers (UPSTREAM_MCP_SERVERS); with `services` (connections/upstream-services.ts)
+ * `auth: oauth2` upstreams connect and tool listings are shared through the database (without, the
+ * configuration is only checked). The demo is an upstream like the others, built with its own
+ * network exception (its loopback origin) in place of UPSTREAM_MCP_ALLOWED_HOSTS: that exception
+ * reaches no other provider, and no tenant's server.
  */
-export function allProviders(config: Config, logger?: Logger, services?: ReturnType<typeof upstreamServices>): Provider[] {
-  return [...builtinProviders, ...upstreamProviders(config, builtinProviders, { version: pkg.version, logger, ...services })];
+export function allProviders(
+  config: Config,
+  logger?: Logger,
+  services?: ReturnType<typeof upstreamServices>,
+  demo?: DemoIntegration,
+): Provider[] {
+  const options = { version: pkg.version, logger, ...services };
+  const demoProviders = demo ? [upstreamFactory({ ...config, UPSTREAM_MCP_ALLOWED_HOSTS: demo.allowedHosts }, options)(demo.entry)] : [];
+  const fixed = [...builtinProviders, ...demoProviders];
+  return [...fixed, ...upstreamProviders(config, fixed, options)];
+}
+
+/** What an entry point adds to its services beyond the configuration. */
+export interface ServiceOptions {
+  /** The demo integration `npm start` serves (demo/); only that process registers it. */
+  demo?: DemoIntegration;
+  /** Interceptors of the Temporal client's workflow calls (`npm start` notices the first connect). */
+  workflowInterceptors?: WorkflowClientInterceptor[];
 }
 
 /** Reads and validates the environment; prints every bad variable and exits on error. */
@@ -107,15 +127,27 @@ export interface Services extends ServiceContext {
   close(): Promise<void>;
 }
 
-export async function openServices(config: Config, logger = createLogger({ level: config.LOG_LEVEL })): Promise<Services> {
+export async function openServices(
+  config: Config,
+  logger = createLogger({ level: config.LOG_LEVEL }),
+  options: ServiceOptions = {},
+): Promise<Services> {
   const { keyring, signer } = requireSecrets(config);
+  if (config.DEMO_INTEGRATION && !options.demo) {
+    logger.warn('DEMO_INTEGRATION=on is served by `npm start` alone: this process does not register the demo integration');
+  }
   const pool = await prepareDatabase(config, logger);
   await installTemporalRuntime(logger);
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: [new SwitchboardPlugin({ keyring })] });
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    plugins: [new SwitchboardPlugin({ keyring })],
+    ...(options.workflowInterceptors && { interceptors: { workflow: options.workflowInterceptors } }),
+  });
   const upstream = upstreamServices(config, pool, keyring);
-  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstream), config).withTenantServers(
+  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstream, options.demo), config).withTenantServers(
     tenantUpstreamSource(pool, keyring, tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }), logger),
   );
   const toolServices = createBuiltinServices({ pool, config, logger });

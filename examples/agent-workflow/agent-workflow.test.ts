@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consentAtDemo } from '../../bin/support/demo-person.js';
 import { launchBrowser } from '../../test/support/browser.js';
 import { consentAs, signedInPage } from '../../test/support/consent.js';
 import { type FakeApis, startFakeApis } from '../../test/support/fake-apis.js';
@@ -9,7 +10,6 @@ import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUs
 import { startAuthServer, type TestAuthServer } from '../../test/support/oauth-server.js';
 import { freePort } from '../../test/support/ports.js';
 import type { ConnectUrlNotice } from '../../workflows/sdk/index.js';
-import { repoDigest } from './workflows.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -23,34 +23,52 @@ const processes: ChildProcess[] = [];
 let webhookUrl: string;
 const agentQueue = `agent-example-${Date.now()}`;
 
-/** The example app's worker as its own process, as a user would run it. */
-async function spawnAgentWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/agent-workflow/worker.ts'], {
+/** What the example's own processes get: where Temporal is, the payload keys alone, their queue. */
+const exampleEnv = (more: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS,
+  // The payload keys alone (finding 6): the agent's worker can open no stored credential.
+  ENCRYPTION_KEYS: '',
+  SWITCHBOARD_PAYLOAD_KEYS: stack.services.keyring.exportPayloadKeys(),
+  AGENT_TASK_QUEUE: agentQueue,
+  GITHUB_CLIENT_ID: '',
+  ...more,
+});
+
+/** An example process (its worker, or start.ts) as a user runs it; `output` grows as it prints. */
+function spawnExample(script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', `examples/agent-workflow/${script}`, ...args], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: stack.env.TEMPORAL_ADDRESS,
-      // The payload keys alone (finding 6): the agent's worker can open no stored credential.
-      ENCRYPTION_KEYS: '',
-      SWITCHBOARD_PAYLOAD_KEYS: stack.services.keyring.exportPayloadKeys(),
-      AGENT_TASK_QUEUE: agentQueue,
-      NOTIFY_WEBHOOK_URL: webhookUrl,
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      output += d;
-      if (output.includes('agent worker running')) resolve();
-    });
-    child.stderr?.on('data', (d) => {
-      output += d;
-    });
-    child.once('exit', (code) => reject(new Error(`agent worker exited (${code}):\n${output}`)));
-  });
   processes.push(child);
-  return child;
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  return { child, output: () => output };
+}
+
+/** The example app's worker as its own process, as a user would run it (links to the webhook, or its console). */
+async function spawnAgentWorker(webhook: boolean = true): Promise<{ child: ChildProcess; output: () => string }> {
+  const worker = spawnExample('worker.ts', [], exampleEnv(webhook ? { NOTIFY_WEBHOOK_URL: webhookUrl } : { NOTIFY_WEBHOOK_URL: '' }));
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (worker.output().includes('agent worker running')) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 50);
+    worker.child.once('exit', (code) => {
+      clearInterval(poll);
+      reject(new Error(`agent worker exited (${code}):\n${worker.output()}`));
+    });
+  });
+  return worker;
 }
 
 const kill = async (child: ChildProcess) => {
@@ -69,6 +87,8 @@ beforeAll(async () => {
   apis = await startFakeApis((token) => auth.subjectOf(token));
   stack = await startStack({
     worker: false,
+    // The demo integration, as `npm start` serves it: the example's default.
+    demo: true,
     env: {
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
@@ -102,17 +122,49 @@ afterAll(async () => {
 });
 
 describe('examples/agent-workflow', () => {
-  it('connects through the user, survives both workers being killed while it waits, and runs the tool', async () => {
+  it('by default, against the demo: start.ts waits while the worker prints the connect link, and completes once the user consents', async () => {
+    // The demo is served by the process that registers it (npm start): Switchboard's worker runs here.
+    await stack.startWorker();
+    const user: TestUser = await createTestUser(stack, { email: 'demo-agent-user@example.com' });
+    const agentWorker = await spawnAgentWorker(false);
+    const started = spawnExample(
+      'start.ts',
+      [user.user.tenantId, user.user.id],
+      exampleEnv({ TEMPORAL_TASK_QUEUE: stack.env.TEMPORAL_TASK_QUEUE }),
+    );
+    await expect.poll(() => agentWorker.output(), { timeout: 30_000 }).toMatch(/Please connect demo: (\S+)/);
+    const link = /Please connect demo: (\S+)/.exec(agentWorker.output())![1];
+    expect(started.output()).toMatch(/started digest-demo-\S+ \(demo\); waiting/);
+
+    const page = await signedInPage(browser, user);
+    await page.goto(link);
+    await consentAtDemo(page, stack.demo!.origin);
+    expect(await page.locator('h1').textContent()).toBe('Connected');
+    await page.context().close();
+
+    const code = await new Promise((resolve) => started.child.once('exit', resolve));
+    expect(code, started.output()).toBe(0);
+    const result = JSON.parse(started.output().slice(started.output().indexOf('{')));
+    expect(result).toEqual({ ok: true, result: { tasks: expect.arrayContaining([expect.objectContaining({ done: false })]) } });
+    expect(notices).toEqual([]);
+    agentWorker.child.kill('SIGKILL');
+    await stack.stopWorker();
+  }, 120_000);
+
+  it('with GitHub: connects through the user, survives both workers being killed while it waits, and runs the tool', async () => {
     let switchboardWorker = await spawnWorkerProcess(stack);
     processes.push(switchboardWorker);
-    let agentWorker = await spawnAgentWorker();
+    let agentWorker = (await spawnAgentWorker()).child;
     const user: TestUser = await createTestUser(stack, { email: 'agent-user@example.com' });
 
-    const handle = await stack.services.temporal.workflow.start(repoDigest, {
-      workflowId: `repo-digest-${user.user.id}`,
-      taskQueue: agentQueue,
-      args: [{ tenantId: user.user.tenantId, userId: user.user.id, switchboardTaskQueue: stack.env.TEMPORAL_TASK_QUEUE }],
-    });
+    // start.ts picks GitHub because this Switchboard has a GitHub client (the same environment).
+    const started = spawnExample(
+      'start.ts',
+      [user.user.tenantId, user.user.id],
+      exampleEnv({ GITHUB_CLIENT_ID: stack.env.GITHUB_CLIENT_ID, TEMPORAL_TASK_QUEUE: stack.env.TEMPORAL_TASK_QUEUE }),
+    );
+    await expect.poll(() => started.output(), { timeout: 30_000 }).toMatch(/started (digest-github-\S+) \(github\)/);
+    const handle = stack.services.temporal.workflow.getHandle(/started (\S+)/.exec(started.output())![1]);
 
     // The tool answered not_connected, so the app's activity posted a connect link.
     await expect.poll(() => notices.length, { timeout: 30_000 }).toBe(1);
@@ -132,7 +184,7 @@ describe('examples/agent-workflow', () => {
     await kill(agentWorker);
     switchboardWorker = await spawnWorkerProcess(stack);
     processes.push(switchboardWorker);
-    agentWorker = await spawnAgentWorker();
+    agentWorker = (await spawnAgentWorker()).child;
 
     const page = await signedInPage(browser, user);
     await page.goto(notices[0].url);
@@ -143,5 +195,7 @@ describe('examples/agent-workflow', () => {
     const outcome = await handle.result();
     expect(outcome).toEqual({ ok: true, result: expect.arrayContaining([expect.objectContaining({ full_name: 'agent-octo/repo-0' })]) });
     expect(notices).toHaveLength(1);
+    await new Promise((resolve) => (started.child.exitCode === null ? started.child.once('exit', resolve) : resolve(undefined)));
+    expect(started.output()).toContain('agent-octo/repo-0');
   }, 180_000);
 });

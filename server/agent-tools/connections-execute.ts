@@ -29,7 +29,7 @@ export const connectionsExecute = defineMetaTool({
       });
       return outcome;
     };
-    return hasRemoteSources(ctx.config) ? compositeExecute(ctx, caller, args, here) : here(args);
+    return hasRemoteSources(ctx.config) ? compositeExecute(ctx, caller, args, here, { joinOnly: batch?.joinOnly }) : here(args);
   },
 });
 

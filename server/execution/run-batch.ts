@@ -73,6 +73,8 @@ export async function runToolBatch(
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
             workflowIdConflictPolicy: 'USE_EXISTING',
             requestEagerStart: ctx.eagerStart,
+            // A task may stop only a batch it started itself (server/tasks/task-kinds.ts).
+            ...(options.cancellable && { memo: { cancellable: true } }),
             typedSearchAttributes: [
               { key: SA.tenant, value: caller.tenantId },
               { key: SA.user, value: caller.userId },

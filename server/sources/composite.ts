@@ -1,5 +1,6 @@
 import type { Caller } from '../../core/caller.js';
 import type { Config } from '../../core/config.js';
+import { MetaToolError } from '../../core/errors.js';
 import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/policy.js';
 import { policyRefusalAnswer } from '../../core/policy-refusal-text.js';
 import { ResponseTooLarge } from '../../providers/http.js';
@@ -131,12 +132,18 @@ export async function compositeSearch(
   return { ok: true, results: merged, ...(unavailable.length ? { unavailable } : {}) };
 }
 
-/** Routes a call by its `<source>:` prefix: here, or — once the local policy admits it — to the source that owns the tool. */
+/**
+ * Routes a call by its `<source>:` prefix: here, or — once the local policy admits it — to the
+ * source that owns the tool. `joinOnly` (an MCP task reading a call whose answer it did not record):
+ * a call here only reads its batch; a call to a source is not sent again, as nothing at the source
+ * can be asked only to read (past its retention the same requestId would run the call anew).
+ */
 export async function compositeExecute(
   ctx: ServiceContext,
   caller: Caller,
   args: ExecuteArgs,
   executeHere: (args: ExecuteArgs) => Promise<unknown>,
+  options: { joinOnly?: boolean } = {},
 ) {
   const { config } = ctx;
   const sources = sourcesFor(config, caller);
@@ -166,6 +173,16 @@ export async function compositeExecute(
   }
 
   const source = sources.find((s) => s.name === target.source)!;
+  if (options.joinOnly) {
+    throw new MetaToolError(
+      {
+        error:
+          `This call was sent to source ${source.name} and its answer was not recorded here, so its outcome is unknown: ` +
+          'check before running it again.',
+      },
+      410,
+    );
+  }
   const forwarded = { ...routed, requestId: args.requestId && forwardedRequestId(source.assertionKey, caller, args.requestId) };
   try {
     // A tool call may run up to its deadline at the source.

@@ -10,6 +10,7 @@ import {
   grantedTtlMs,
   listMcpTasks,
   MCP_TASKS_PAGE,
+  MCP_TASKS_PER_USER,
   MCP_TASKS_WORKING_PER_USER,
   type McpTaskRow,
   openMcpTaskArguments,
@@ -69,7 +70,11 @@ export function durableTasks(ctx: ServiceContext): TaskService {
       });
       if (!created) {
         throw new MetaToolError(
-          { error: `Too many unfinished tasks (at most ${MCP_TASKS_WORKING_PER_USER} per user): wait for some to end, or cancel them.` },
+          {
+            error:
+              `Too many tasks: at most ${MCP_TASKS_WORKING_PER_USER} unfinished and ${MCP_TASKS_PER_USER} kept per user ` +
+              '(a task is kept until its TTL): wait for some to end, or cancel them.',
+          },
           429,
         );
       }
@@ -83,11 +88,15 @@ export function durableTasks(ctx: ServiceContext): TaskService {
       };
       const { durable, ended } = kind.start(run);
       // Recorded here when this process sees the end; otherwise by the next read.
-      void ended
-        .then((outcome) => outcome && finishMcpTask(ctx.pool, ctx.keyring, row, outcome))
+      const recorded = ended
+        .then(async (outcome) => {
+          if (outcome) await finishMcpTask(ctx.pool, ctx.keyring, row, outcome);
+        })
         .catch((err) => ctx.logger.warn({ tool: key, err: (err as Error).message }, 'task outcome not recorded; the next read records it'));
       try {
-        await durable;
+        // A call that answered before any work existed outside this process (bad arguments, a call
+        // routed to a remote source) is answered from its recorded outcome, never by running it again.
+        await Promise.race([durable, recorded]);
       } catch (err) {
         ctx.logger.error({ tool: key, err: (err as Error).message }, 'task could not be started');
         await finishMcpTask(ctx.pool, ctx.keyring, row, { body: { error: 'The task could not be started; try again.' }, isError: true });
@@ -124,9 +133,11 @@ export function durableTasks(ctx: ServiceContext): TaskService {
       const row = await findMcpTask(ctx.pool, caller, taskId);
       if (!row) return 'unknown';
       if (TERMINAL.has(row.status) || row.hasOutcome) return 'terminal';
-      if (!(await cancelMcpTask(ctx.pool, row, 'Cancelled by the client.'))) return 'terminal';
+      const cancelled = await cancelMcpTask(ctx.pool, row, 'Cancelled by the client.');
+      if (!cancelled) return 'terminal';
       const kind = kindOf(row);
-      await kind.cancel(await runOf(caller, row));
+      // The batch recorded by the moment of cancelling (none yet: its recorder stops it).
+      await kind.cancel(await runOf(caller, { ...row, workflowId: cancelled.workflowId }));
       const after = await refreshed(caller, taskId);
       return after ? viewOf(taskId, after) : 'unknown';
     },

@@ -26,8 +26,9 @@ export interface TaskKind {
   /** The arguments the task keeps: a call gets a requestId, so collecting it never runs it twice. */
   prepare(args: Record<string, unknown>, taskRequestId: string): Record<string, unknown>;
   /**
-   * Starts the work. `durable` settles once the work exists outside this process (or has ended);
-   * `ended` settles with the outcome when this process sees it end (undefined: not final here).
+   * Starts the work. `durable` settles once the work exists outside this process; `ended` settles
+   * with the outcome when this process sees it end (undefined: not final here). A task whose work
+   * ends before `durable` settles is durable once that outcome is recorded.
    */
   start(run: TaskRun): { durable: Promise<unknown>; ended: Promise<McpTaskOutcome | undefined> };
   /** The outcome if the work has ended, read from durable state; undefined while it works. */
@@ -43,8 +44,11 @@ export interface TaskRun {
   caller: Caller;
   row: McpTaskRow;
   args: Record<string, unknown>;
-  /** Records the tool batch behind the task (before `durable` settles). */
-  onWorkflow?(workflowId: string): Promise<void>;
+  /**
+   * Records the tool batch behind the task (before `durable` settles); true when the task was
+   * cancelled before there was a batch to stop.
+   */
+  onWorkflow?(workflowId: string): Promise<boolean>;
 }
 
 /** A MetaToolError (bad arguments, a refusal) is the call's answer; anything else is not final. */
@@ -56,6 +60,23 @@ export async function outcomeOf(answer: Promise<unknown>): Promise<McpTaskOutcom
     if (err instanceof MetaToolError && err.status !== 503) return { body: err.body, isError: true };
     return undefined;
   }
+}
+
+/**
+ * How long a task's creator may still be starting its batch (or, for a call routed to a remote
+ * source, running it there) before its row names one: until then the row's silence is not an answer.
+ */
+export const batchStartGraceMs = (ctx: ServiceContext) => ctx.config.CONNECTIONS_TOOL_TIMEOUT_MS + 60_000;
+
+/** Stops a batch a task started (those are `cancellable`): a batch the task only joined runs on. */
+async function cancelBatch(ctx: ServiceContext, workflowId: string): Promise<void> {
+  const handle = ctx.temporal.workflow.getHandle(workflowId);
+  // A batch the caller's own direct call started under the same requestId runs local activities,
+  // whose results a cancel request would lose (workflows/tool-batch.ts `cancellable`).
+  const { memo } = await handle.describe();
+  if (memo?.cancellable !== true) return;
+  // The batch stops sending calls; those already sent finish (workflows/tool-batch.ts).
+  await handle.cancel();
 }
 
 /** execute_tools and connections_execute: the tool batch their requestId names. */
@@ -70,14 +91,24 @@ function batchKind(tool: MetaTool): TaskKind {
       const started = new Promise<void>((resolve) => {
         recordStarted = resolve;
       });
+      const record = async (workflowId: string) => {
+        try {
+          if (await onWorkflow?.(workflowId)) await cancelBatch(ctx, workflowId);
+        } catch (err) {
+          // The batch runs all the same; a read after the start grace finds it by its requestId.
+          ctx.logger.warn({ workflowId, err: (err as Error).message }, 'task batch not recorded, or not stopped after an early cancel');
+        }
+      };
       const answer = runMetaTool(tool, ctx, caller, args, {
-        batch: { cancellable: true, onStarted: (workflowId) => recordStarted(onWorkflow?.(workflowId) ?? Promise.resolve()) },
+        batch: { cancellable: true, onStarted: (workflowId) => recordStarted(record(workflowId)) },
       });
-      const ended = outcomeOf(answer);
-      // Durable once the batch exists, or once the call answered without needing one.
-      return { durable: Promise.race([started, ended]), ended };
+      // Durable once the batch exists; a call answered without one is durable once its answer is recorded.
+      return { durable: started, ended: outcomeOf(answer) };
     },
     async probe({ ctx, caller, row, args }) {
+      // No batch recorded yet, and its creator may still be starting it: not ended (a collect now
+      // would find no batch and answer for good that there is none).
+      if (!row.workflowId && row.ageMs < batchStartGraceMs(ctx)) return undefined;
       if (row.workflowId) {
         const running = await ctx.temporal.workflow
           .getHandle(row.workflowId)
@@ -93,12 +124,9 @@ function batchKind(tool: MetaTool): TaskKind {
       return outcomeOf(runMetaTool(tool, ctx, caller, args, { batch: { joinOnly: true } }));
     },
     async cancel({ ctx, row }) {
+      // No batch yet: its creator stops it once recorded (setMcpTaskWorkflow answers it was cancelled).
       if (!row.workflowId) return;
-      // The batch stops sending calls; those already sent finish (workflows/tool-batch.ts).
-      await ctx.temporal.workflow
-        .getHandle(row.workflowId)
-        .cancel()
-        .catch(() => {});
+      await cancelBatch(ctx, row.workflowId).catch(() => {});
     },
   };
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { completeConnection } from '../../connections/complete.js';
 import { getAttempt } from '../../store/connection-attempts.js';
-import { createTestUser, spawnServerProcess, spawnWorkerProcess, startWorld } from '../support/harness.js';
+import { createTestUser, killProcess, spawnServerProcess, spawnWorkerProcess, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 
 // Crashes of Switchboard's own processes (SIGKILL, no shutdown) while work is in flight.
@@ -27,13 +27,6 @@ async function spawnWorker(): Promise<ChildProcess> {
   const child = await spawnWorkerProcess(stack);
   children.push(child);
   return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 const connectedUser = world.githubUser;
@@ -94,7 +87,7 @@ describe('process crashes', () => {
     );
 
     console.log(`worker crash: calls in flight at ${Date.now() - started} ms`);
-    await kill(first);
+    await killProcess(first);
     await spawnWorker();
     console.log(`worker crash: new worker up at ${Date.now() - started} ms`);
     apis.behave.delete(ISSUES_PATH);
@@ -178,7 +171,7 @@ describe('process crashes', () => {
       20_000,
     );
     mark('call in flight');
-    await kill(server);
+    await killProcess(server);
     expect(await open).toHaveProperty('error');
     apis.behave.delete(ISSUES_PATH);
 

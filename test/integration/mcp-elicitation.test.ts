@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_ELICITING_CALLS_PER_USER } from '../../server/mcp-connect-elicitation.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 
@@ -196,6 +197,50 @@ describe('URL elicitation for connect', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('URLElicitationRequiredError', () => {
+  it(`when the user's ${MAX_ELICITING_CALLS_PER_USER} waiting calls are taken and nothing in a call ran, it answers -32042 with a link bound to the caller`, async () => {
+    const gina = await world.user({ tenantId: alice.user.tenantId });
+    const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    let elicited = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      elicited++;
+      return { action: 'accept' };
+    });
+    await client.connect(transportFor(gina));
+    const call = { name: 'execute_tools', arguments: { executions: [{ tool: 'github_list_repos' }] } };
+    // Five calls wait for gina to connect GitHub (nobody does): every slot of hers is taken.
+    const waiting = Array.from({ length: MAX_ELICITING_CALLS_PER_USER }, () => client.callTool(call).catch((err: Error) => err));
+    const deadline = Date.now() + 20_000;
+    while (elicited < MAX_ELICITING_CALLS_PER_USER && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(elicited).toBe(MAX_ELICITING_CALLS_PER_USER);
+
+    const refused = await client.callTool(call).then(
+      () => undefined,
+      (err: { code?: number; elicitations?: { mode: string; url: string; elicitationId: string }[] }) => err,
+    );
+    expect(refused?.code).toBe(-32042);
+    expect(refused?.elicitations).toEqual([
+      {
+        mode: 'url',
+        url: expect.stringContaining(stack.baseUrl),
+        elicitationId: expect.any(String),
+        message: expect.stringContaining('GitHub'),
+      },
+    ]);
+    // The link is gina's: mallory, signed in, opening it connects nothing.
+    const page = await signedInPage(browser, mallory);
+    await page.goto(refused!.elicitations![0].url);
+    expect(await page.locator('h1').textContent()).toBe('Wrong account');
+    await page.context().close();
+    const { rows } = await stack.services.pool.query('SELECT status FROM connection_attempts WHERE id = $1', [
+      refused!.elicitations![0].elicitationId,
+    ]);
+    expect(rows[0].status).toBe('PENDING');
+    await client.close();
+    await Promise.all(waiting);
   });
 });
 

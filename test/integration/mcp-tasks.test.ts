@@ -1,16 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client as TemporalClient } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { decide } from '../../approvals/decide.js';
 import { replayHistories } from '../../bin/support/replay.js';
-import { createMcpTask, MCP_TASKS_WORKING_PER_USER } from '../../store/mcp-tasks.js';
+import { executeTools } from '../../server/meta/execute-tools.js';
+import { durableTasks } from '../../server/tasks/durable-tasks.js';
+import { RESULT_WAITS_PER_USER } from '../../server/tasks/mcp-task-store.js';
+import { Keyring } from '../../store/keyring.js';
+import { createMcpTask, MCP_TASKS_WORKING_PER_USER, mcpTaskIdHash, resealMcpTasks } from '../../store/mcp-tasks.js';
 import { pruneRows } from '../../store/retention.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
-import { spawnServerProcess, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
+import { killProcess, spawnServerProcess, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
 import { freePort } from '../support/ports.js';
 
@@ -39,13 +45,6 @@ async function spawn(start: Promise<ChildProcess>): Promise<ChildProcess> {
   const child = await start;
   children.push(child);
   return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 let worker = await spawn(spawnWorkerProcess(stack));
@@ -170,13 +169,13 @@ describe('tasks on /mcp', () => {
   it('a task survives its worker being SIGKILLed and its server restarting: another server process answers it with the real result', async () => {
     const port = await freePort();
     const serverA = await spawn(spawnServerProcess(stack, port));
-    await kill(worker);
+    await killProcess(worker);
     const before = issueRequests();
     // No worker runs: the task exists (its workflow does) though nothing has been sent yet.
     const clientA = await clientOf(alice, `http://127.0.0.1:${port}`);
     const task = await callAsTask(clientA, 'execute_tools', { executions: [createIssue('survivor')] });
     expect(task.status).toBe('working');
-    await kill(serverA);
+    await killProcess(serverA);
 
     worker = await spawn(spawnWorkerProcess(stack));
     await spawn(spawnServerProcess(stack, port));
@@ -318,8 +317,197 @@ describe('more tasks', () => {
     }
     const client = await clientOf(erin);
     await expect(callAsTask(client, 'execute_tools', { executions: [createIssue('one-too-many')] })).rejects.toThrow(
-      /Too many unfinished tasks \(at most 100 per user\)/,
+      /Too many tasks: at most 100 unfinished and 1000 kept per user/,
     );
+    await client.close();
+  });
+});
+
+describe('bounds', () => {
+  it(`at most ${RESULT_WAITS_PER_USER} tasks/result requests of one user wait at once; one more is refused, and the waits end with the task`, async () => {
+    const frank = await world.user({ tenantId: alice.user.tenantId });
+    const client = await clientOf(frank);
+    const connect = textOf(await client.callTool({ name: 'connect', arguments: { integration: 'github' } }));
+    const task = await callAsTask(client, 'wait_for_connection', { connectionId: connect.connectionId });
+    const waits = Array.from({ length: RESULT_WAITS_PER_USER }, () =>
+      client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then(textOf),
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(
+      new RegExp(`At most ${RESULT_WAITS_PER_USER} tasks/result requests may wait at once`),
+    );
+    // Another user is not held back by frank's waits.
+    const other = await clientOf(alice);
+    const own = await callAsTask(other, 'execute_tools', { executions: [createIssue('not-held-back')] });
+    expect(textOf(await other.experimental.tasks.getTaskResult(own.taskId, CallToolResultSchema))).toMatchObject({
+      results: [{ result: { title: 'not-held-back' } }],
+    });
+    await client.experimental.tasks.cancelTask(task.taskId);
+    for (const answer of await Promise.all(waits)) expect(answer.error).toMatch(/cancelled/);
+    await client.close();
+    await other.close();
+  });
+});
+
+/** A Temporal client whose workflow starts wait at a gate: the moment between a task's row and its batch, held open. */
+function gatedStarts(client: TemporalClient) {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let reached: () => void = () => {};
+  const waiting = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const start: TemporalClient['workflow']['start'] = async (...args) => {
+    reached();
+    await opened;
+    return client.workflow.start(...args);
+  };
+  const workflow = Object.create(client.workflow, { start: { value: start } });
+  return { temporal: Object.create(client, { workflow: { value: workflow } }) as TemporalClient, waiting, open };
+}
+
+describe('attacks', () => {
+  it('a task listed before its batch is recorded: reading it is no answer yet, and cancelling it then stops the batch once it starts', async () => {
+    const gate = gatedStarts(stack.services.temporal);
+    const tasks = durableTasks({ ...stack.services, temporal: gate.temporal });
+    const caller = { tenantId: alice.user.tenantId, userId: alice.user.id, roles: alice.user.roles };
+    apis.behave.set(ISSUES_PATH, { delayMs: 3000 });
+    const before = issueRequests();
+    const titles = Array.from({ length: 10 }, (_, i) => `early-cancel-${i}`);
+    const creating = tasks.create(caller, executeTools, { executions: titles.map(createIssue) });
+    await gate.waiting;
+
+    // Another request of the same user sees the task in tasks/list while its batch is being started.
+    const client = await clientOf(alice);
+    const [listed] = (await client.experimental.tasks.listTasks()).tasks;
+    expect(listed.status).toBe('working');
+    // Reading it now finds no batch yet: that is not its answer (it would be a false "no longer kept" for good).
+    expect((await client.experimental.tasks.getTask(listed.taskId)).status).toBe('working');
+    expect((await client.experimental.tasks.cancelTask(listed.taskId)).status).toBe('cancelled');
+
+    gate.open();
+    expect((await creating).taskId).toBe(listed.taskId);
+    const { results } = textOf(await client.experimental.tasks.getTaskResult(listed.taskId, CallToolResultSchema));
+    apis.behave.delete(ISSUES_PATH);
+    expect(results.slice(8)).toEqual([
+      { error: 'github__create_issue was not sent: the batch was cancelled first.' },
+      { error: 'github__create_issue was not sent: the batch was cancelled first.' },
+    ]);
+    expect(issueRequests() - before).toBe(8);
+    await client.close();
+  });
+
+  it("a task that joins the batch of the caller's own direct call (the same requestId) does not cancel it: the direct call's results stand", async () => {
+    const client = await clientOf(alice);
+    apis.behave.set(ISSUES_PATH, { delayMs: 2000 });
+    const before = issueRequests();
+    const args = { executions: [createIssue('shared-0'), createIssue('shared-1')], requestId: 'shared-with-a-task' };
+    const direct = client.callTool({ name: 'execute_tools', arguments: args });
+    await until('both calls at the service', () => issueRequests() - before >= 2);
+    const task = await callAsTask(client, 'execute_tools', args);
+    expect((await client.experimental.tasks.cancelTask(task.taskId)).status).toBe('cancelled');
+
+    const answer = textOf(await direct);
+    apis.behave.delete(ISSUES_PATH);
+    expect(answer.results).toEqual([
+      { result: expect.objectContaining({ title: 'shared-0' }) },
+      { result: expect.objectContaining({ title: 'shared-1' }) },
+    ]);
+    // The task answers the same recorded results, and nothing ran twice.
+    expect(textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))).toEqual(answer);
+    expect(issueRequests() - before).toBe(2);
+    await client.close();
+  });
+
+  it('a row whose sealed arguments were copied from another task, or whose tool was changed, does not open; the client learns nothing internal', async () => {
+    const henry = await world.user({ tenantId: alice.user.tenantId });
+    const client = await clientOf(henry);
+    const connect = textOf(await client.callTool({ name: 'connect', arguments: { integration: 'github' } }));
+    const [source, copied, retooled] = [
+      await callAsTask(client, 'wait_for_connection', { connectionId: connect.connectionId }),
+      await callAsTask(client, 'wait_for_connection', { connectionId: connect.connectionId }),
+      await callAsTask(client, 'wait_for_connection', { connectionId: connect.connectionId }),
+    ];
+    const { pool } = stack.services;
+    await pool.query(
+      'UPDATE mcp_tasks SET sealed_arguments = (SELECT sealed_arguments FROM mcp_tasks WHERE id_hash = $1) WHERE id_hash = $2',
+      [mcpTaskIdHash(source.taskId), mcpTaskIdHash(copied.taskId)],
+    );
+    await pool.query(`UPDATE mcp_tasks SET tool = 'execute_tools' WHERE id_hash = $1`, [mcpTaskIdHash(retooled.taskId)]);
+    for (const task of [copied, retooled]) {
+      const failure = await client.experimental.tasks.getTask(task.taskId).catch((err) => err);
+      expect(failure).toMatchObject({ code: -32603, message: expect.stringContaining('Internal error; the server logged the details') });
+      expect(failure.message).not.toMatch(/authenticate|decrypt|Invalid arguments/i);
+    }
+    expect(stack.logs.text()).toContain('MCP task request failed');
+    // The untouched task reads as before.
+    expect((await client.experimental.tasks.getTask(source.taskId)).status).toBe('working');
+    await pool.query('DELETE FROM mcp_tasks WHERE id_hash = ANY($1)', [[mcpTaskIdHash(copied.taskId), mcpTaskIdHash(retooled.taskId)]]);
+    await client.close();
+  });
+
+  it("a call the tenant gates for approval is gated as a task too (nothing sent), and another user's task cannot wait on that approval", async () => {
+    const jack = await world.githubUser('tasks-jack');
+    await updateTenantSettings(stack.services.pool, jack.user.tenantId, { approvalTools: ['create_issue'] });
+    const client = await clientOf(jack);
+    const before = issueRequests();
+    const task = await callAsTask(client, 'execute_tools', { executions: [createIssue('gated-as-a-task')] });
+    const [entry] = textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).results;
+    expect(entry).toMatchObject({ error: 'APPROVAL_REQUIRED', approvalId: expect.stringMatching(/^apr_/) });
+    expect(issueRequests()).toBe(before);
+
+    const colleague = await clientOf(await world.user({ tenantId: jack.user.tenantId }));
+    const theirs = await callAsTask(colleague, 'wait_for_approval', { approvalId: entry.approvalId });
+    expect(theirs.status).toBe('failed');
+    expect(textOf(await colleague.experimental.tasks.getTaskResult(theirs.taskId, CallToolResultSchema))).toEqual({
+      error: 'Unknown approvalId',
+    });
+    // The approval is untouched: its requester's own wait still finds it pending.
+    expect(
+      textOf(await client.callTool({ name: 'wait_for_approval', arguments: { approvalId: entry.approvalId, timeoutSec: 1 } })),
+    ).toEqual({
+      status: 'PENDING',
+    });
+    await client.close();
+    await colleague.close();
+  });
+
+  it(`the bound of ${MCP_TASKS_WORKING_PER_USER} unfinished tasks holds under concurrent creates`, async () => {
+    const ivy = await world.user({ tenantId: alice.user.tenantId });
+    const owner = { tenantId: ivy.user.tenantId, userId: ivy.user.id };
+    const made = await Promise.all(
+      Array.from({ length: MCP_TASKS_WORKING_PER_USER + 20 }, (_, i) =>
+        createMcpTask(stack.services.pool, stack.services.keyring, owner, {
+          tool: 'wait_for_connection',
+          arguments: { connectionId: `con_${i}` },
+          ttlMs: 60_000,
+          pollIntervalMs: 2000,
+        }),
+      ),
+    );
+    expect(made.filter(Boolean)).toHaveLength(MCP_TASKS_WORKING_PER_USER);
+  });
+});
+
+describe('keys', () => {
+  it('`keys reseal` moves a task (its sealed id, arguments and answer) to the new key; it still lists and answers', async () => {
+    const client = await clientOf(alice);
+    const task = await callAsTask(client, 'execute_tools', { executions: [createIssue('resealed')] });
+    const answer = textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
+    const { pool, config } = stack.services;
+    const keys = new Map([...config.ENCRYPTION_KEYS!, ['tasks2', randomBytes(32)]]);
+    const rotated = new Keyring(keys, 'tasks2');
+    expect(await resealMcpTasks(pool, rotated)).toBeGreaterThanOrEqual(1);
+    expect(await resealMcpTasks(pool, rotated)).toBe(0);
+    const tasks = durableTasks({ ...stack.services, keyring: rotated });
+    const caller = { tenantId: alice.user.tenantId, userId: alice.user.id, roles: alice.user.roles };
+    expect((await tasks.list(caller)).tasks.map((t) => t.taskId)).toContain(task.taskId);
+    expect(await tasks.outcome(caller, task.taskId)).toEqual({ body: answer, isError: false });
+    // Back to the stack's own key, which the server holds alone.
+    expect(await resealMcpTasks(pool, new Keyring(keys, stack.services.keyring.activeKeyId))).toBeGreaterThanOrEqual(1);
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
     await client.close();
   });
 });

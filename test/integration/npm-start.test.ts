@@ -30,13 +30,20 @@ describe('npm start', () => {
   });
 
   it('brings up Temporal, Postgres, worker and server, prints the key and URLs, and Ctrl-C stops it all', async () => {
-    const [port, temporalPort, uiPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [port, temporalPort, uiPort, metricsPort, demoPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: String(port),
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
       METRICS_PORT: String(metricsPort),
+      DEMO_PORT: String(demoPort),
       SWITCHBOARD_DATA_DIR: dataDir,
       DATABASE_URL: inject('testDatabaseUrl'),
       DATABASE_SCHEMA: schema,
@@ -76,7 +83,11 @@ describe('npm start', () => {
       body: '{}',
     });
     expect(integrations.status).toBe(200);
-    expect((await integrations.json()).integrations.map((i: { name: string }) => i.name)).toContain('github');
+    // The demo integration is on in development, on its own port.
+    expect((await integrations.json()).integrations.map((i: { name: string }) => i.name)).toEqual(
+      expect.arrayContaining(['github', 'demo']),
+    );
+    expect(output).toContain(`Demo integration http://127.0.0.1:${demoPort}`);
     // Temporal UI is up and knows the namespace.
     const ns = await fetch(`http://127.0.0.1:${uiPort}/api/v1/namespaces/default`);
     expect(ns.status).toBe(200);

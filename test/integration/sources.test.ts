@@ -1,8 +1,12 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../approvals/decide.js';
 import { runAdmin } from '../../bin/admin/main.js';
+import { mcpTaskIdHash } from '../../store/mcp-tasks.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { setUserRoles } from '../../store/users.js';
 import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
@@ -312,4 +316,55 @@ describe('approvals at a remote source', () => {
     const answer = await localUser.call('wait_for_approval', { approvalId, timeoutSec: 30 });
     expect(answer.body).toEqual({ status: 'APPROVED', result: { result: { deleted: true, id } } });
   }, 60_000);
+});
+
+describe('MCP tasks at a remote source', () => {
+  /** Requests the remote answered for connections_execute: each one a call sent to the source. */
+  const sentToRemote = () =>
+    remote.logs
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request' && l.path === '/v1/tools/connections_execute').length;
+  const textOf = (result: unknown) => JSON.parse((result as { content: { text: string }[] }).content[0].text);
+
+  it('a connections_execute task routed to a source answers what the source answered, and no later read sends the call there again', async () => {
+    const client = new Client({ name: 'tasks-at-a-source', version: '1.0.0' }, { capabilities: { tasks: {} } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${here.baseUrl}/mcp/agent`), {
+        requestInit: { headers: { authorization: `Bearer ${localUser.apiKey}` } },
+      }),
+    );
+    const before = sentToRemote();
+    const { task } = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'connections_execute',
+          arguments: { name: 'us:jots__create_note', arguments: { title: 'task at the source', body: 'once' } },
+          task: { ttl: 600_000 },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    // The source answered within the creating request: the task is created with that answer recorded.
+    expect(task.status).toBe('completed');
+    const result = textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
+    expect(result).toMatchObject({ ok: true, result: { title: 'task at the source' } });
+    expect(sentToRemote() - before).toBe(1);
+
+    // The creating process died before recording the answer (the row says nothing), and the start grace has passed.
+    await here.services.pool.query(
+      `UPDATE mcp_tasks SET sealed_outcome = NULL, status = 'working', created_at = now() - interval '1 hour' WHERE id_hash = $1`,
+      [mcpTaskIdHash(task.taskId)],
+    );
+    // A read cannot ask the source only to read (past its retention the same requestId would run the call anew): outcome unknown.
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('failed');
+    const unknown = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown).error).toMatch(/sent to source us .*outcome is unknown/);
+    expect(sentToRemote() - before).toBe(1);
+    await client.close();
+  });
 });

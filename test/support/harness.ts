@@ -1,5 +1,5 @@
 import { afterAll, inject } from 'vitest';
-import { type Infra, type Stack, startStackOn } from './stack.js';
+import { type Infra, type Stack, type StackOptions, startStackOn } from './stack.js';
 import { startWorldOn, type World, type WorldOptions } from './world.js';
 
 export * from './stack.js';
@@ -15,7 +15,7 @@ export function testInfra(): Infra {
 }
 
 /** A whole Switchboard for one test file, on the Temporal server and database of this run. */
-export function startStack(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Stack> {
+export function startStack(options: StackOptions = {}): Promise<Stack> {
   return startStackOn(testInfra(), options);
 }
 

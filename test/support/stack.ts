@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import type { Worker } from '@temporalio/worker';
 import { listen, type RunningServer } from '../../bin/support/listen.js';
 import { configFromEnv, createWorker, openServices, type Services } from '../../bin/support/services.js';
+import { type DemoOptions, type RunningDemo, startDemo } from '../../demo/index.js';
 import { createLogger } from '../../server/logger.js';
 import { createApiKey } from '../../store/api-keys.js';
 import { createLoginToken } from '../../store/login-tokens.js';
@@ -33,6 +34,10 @@ export interface Stack {
   schema: string;
   logs: LogCapture;
   env: Record<string, string>;
+  /** The demo integration, when the stack was started with `demo` (as `npm start` serves it). */
+  demo?: RunningDemo;
+  /** The demo's lines for the terminal (sign-ins, consents, tokens, refreshes, revocations). */
+  demoLog: string[];
   /** Starts (or restarts) the in-process worker. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -49,7 +54,14 @@ export interface Infra {
   workflowBundlePath: string;
 }
 
-export async function startStackOn(infra: Infra, options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<Stack> {
+export interface StackOptions {
+  env?: Record<string, string>;
+  worker?: boolean;
+  /** Serve the demo integration and register it, as `npm start` does (`accessTokenTtlSec` shortens its tokens, `stateFile` keeps its state). */
+  demo?: boolean | Pick<DemoOptions, 'accessTokenTtlSec' | 'stateFile'>;
+}
+
+export async function startStackOn(infra: Infra, options: StackOptions = {}): Promise<Stack> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -69,7 +81,13 @@ export async function startStackOn(infra: Infra, options: { env?: Record<string,
   };
   const config = configFromEnv(env);
   const logs = new LogCapture();
-  const services = await openServices(config, createLogger({ level: config.LOG_LEVEL, destination: logs }));
+  const demoLog: string[] = [];
+  const demo = options.demo
+    ? await startDemo({ port: 0, log: (line) => demoLog.push(line), ...(typeof options.demo === 'object' && options.demo) })
+    : undefined;
+  const services = await openServices(config, createLogger({ level: config.LOG_LEVEL, destination: logs }), {
+    demo: demo?.integration,
+  });
   const http = await listen(services, port);
   const stack: Stack = {
     services,
@@ -78,6 +96,8 @@ export async function startStackOn(infra: Infra, options: { env?: Record<string,
     schema,
     logs,
     env,
+    demo,
+    demoLog,
     async startWorker() {
       stack.worker = await createWorker(services, { workflowBundle: { codePath: infra.workflowBundlePath } });
       stack.workerRun = stack.worker.run();
@@ -95,6 +115,7 @@ export async function startStackOn(infra: Infra, options: { env?: Record<string,
       await http.close();
       await services.pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await services.close();
+      await demo?.close();
     },
   };
   if (options.worker !== false) await stack.startWorker();
@@ -134,6 +155,14 @@ export async function createTestUser(stack: Stack, input: { tenantId?: string; e
       return `${stack.baseUrl}/portal/login-link?token=${await createLoginToken(pool, user.id)}`;
     },
   };
+}
+
+/** SIGKILLs a process started by spawnWorkerProcess or spawnServerProcess (as a crash would) and waits for it to exit. */
+export async function killProcess(child: import('node:child_process').ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
 }
 
 /**

@@ -8,7 +8,7 @@ import { type HnSite, startHnSite } from './hn-site.js';
 import { type LocalServer, startLocalServer } from './local-server.js';
 import { type OAuthClientSpec, startAuthServer, type TestAuthServer } from './oauth-server.js';
 import { freePort } from './ports.js';
-import { createTestUser, type Infra, type Stack, startStackOn, type TestUser } from './stack.js';
+import { createTestUser, type Infra, type Stack, type StackOptions, startStackOn, type TestUser } from './stack.js';
 import { Teardown } from './teardown.js';
 
 /**
@@ -52,6 +52,8 @@ export interface WorldOptions {
   env?: Record<string, string>;
   /** Extra command-line flags for the world's chromium. */
   browserArgs?: string[];
+  /** Switchboard serves the demo integration, as `npm start` does. */
+  demo?: StackOptions['demo'];
 }
 
 export interface World {
@@ -74,7 +76,7 @@ export interface World {
   /** Chromium, launched on the first call. */
   browser(): Promise<Browser>;
   /** One more Switchboard with the world's environment (and `env` over it), stopped with the world. */
-  startStack(options?: { env?: Record<string, string>; worker?: boolean }): Promise<Stack>;
+  startStack(options?: StackOptions): Promise<Stack>;
   /** A plain HTTP server of the test's own, stopped with the world. */
   serve(handler: RequestListener): Promise<LocalServer>;
   /** A clean-up step of the test's own; steps run before the world's own, the last added first. */
@@ -132,12 +134,13 @@ async function assemble(infra: Infra, options: WorldOptions, teardown: Teardown)
   const port = await freePort();
   const { clients, auth, apis, site, env } = await startParts(options, `http://127.0.0.1:${port}`, teardown);
 
-  const startStack = async (more: { env?: Record<string, string>; worker?: boolean } = {}) => {
-    const started = await startStackOn(infra, { env: { ...env, ...more.env }, worker: more.worker });
+  const startStack = async (more: StackOptions = {}) => {
+    const started = await startStackOn(infra, { ...more, env: { ...env, ...more.env } });
     teardown.add(() => started.close());
     return started;
   };
-  const stack = options.stack === false ? undefined : await startStack({ env: { PORT: String(port) }, worker: options.worker });
+  const stack =
+    options.stack === false ? undefined : await startStack({ env: { PORT: String(port) }, worker: options.worker, demo: options.demo });
 
   let browser: Promise<Browser> | undefined;
   const world: World = {

@@ -98,6 +98,23 @@ describe('config schema', () => {
   });
 });
 
+describe('the demo integration (issue 20)', () => {
+  it('is off unless asked for, and refused in production with a message that names it', () => {
+    expect(loadConfig({}, specs)).toMatchObject({ DEMO_INTEGRATION: false, DEMO_PORT: 3100 });
+    expect(loadConfig({ DEMO_INTEGRATION: 'on', DEMO_PORT: '3999' }, specs)).toMatchObject({ DEMO_INTEGRATION: true, DEMO_PORT: 3999 });
+    expect(problemsOf({ DEMO_INTEGRATION: 'yes' })[0].variable).toBe('DEMO_INTEGRATION');
+    const production = {
+      NODE_ENV: 'production',
+      ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      PORTAL_SIGNING_SECRET: randomBytes(32).toString('base64url'),
+    };
+    expect(loadConfig(production, specs).DEMO_INTEGRATION).toBe(false);
+    expect(problemsOf({ ...production, DEMO_INTEGRATION: 'on' })).toEqual([
+      { variable: 'DEMO_INTEGRATION', message: expect.stringMatching(/^"on" is refused in production/) },
+    ]);
+  });
+});
+
 describe('finding 15: production refuses to start without real secrets', () => {
   const realSecret = randomBytes(32).toString('base64url');
   const realKeys = `k1:${randomBytes(32).toString('base64')}`;

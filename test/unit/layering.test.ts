@@ -16,7 +16,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * Lowest first. A folder may import its own layer and any lower one. providers/ sits below store/
  * because a provider defines the storage it needs as an interface (providers/jots/store.ts) and
  * store/ implements it; plugin/ (the worker's Temporal plugin and payload codec) sits below
- * server/, whose codec endpoint uses the same codec.
+ * server/, whose codec endpoint uses the same codec. demo/ (the demo integration `npm start` serves)
+ * sits above everything it is built from and below bin/, the one place that starts it.
  */
 const LAYERS = [
   'core',
@@ -30,6 +31,7 @@ const LAYERS = [
   'workflows',
   'plugin',
   'server',
+  'demo',
   'bin',
 ];
 const layerOf = (file: string): number => LAYERS.indexOf(relative(ROOT, file).split(sep)[0]);
