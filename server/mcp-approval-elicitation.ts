@@ -25,10 +25,14 @@ import { metaEntry } from './meta/execute-tools.js';
  */
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What the client shows beside an approval page (both protocol eras). */
+export const APPROVAL_MESSAGE =
+  'A person must approve this call before it runs: open the link to see exactly what will run, then approve or deny it.';
 const POLL_MS = 1_000;
 const HEARTBEAT_MS = 10_000;
 
-interface Pending {
+export interface Pending {
   approvalId: string;
   url: string;
   /** Puts the settled answer where the approval_required entry was. */
@@ -39,7 +43,7 @@ interface Pending {
  * The approval_required entries of an execute_tools or connections_execute answer, each with how
  * to replace it (`flatNames`: execute_tools' tool names by index, as its entries are shaped by them).
  */
-function pendingApprovals(
+export function pendingApprovals(
   ctx: ServiceContext,
   tool: string,
   body: unknown,
@@ -104,8 +108,7 @@ export async function approveByElicitation(
               mode: 'url',
               elicitationId: approval.approvalId,
               url: approval.url,
-              message:
-                'A person must approve this call before it runs: open the link to see exactly what will run, then approve or deny it.',
+              message: APPROVAL_MESSAGE,
             },
           },
           ElicitResultSchema,
@@ -131,7 +134,7 @@ export async function approveByElicitation(
 }
 
 /** Watches the approval (one read a second) until it is decided and, when approved, its call has an outcome. */
-async function settledWithin(
+export async function settledWithin(
   ctx: ServiceContext,
   caller: Caller,
   approvalId: string,

@@ -28,11 +28,16 @@ const POLL_MS = 1_000;
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** What sends a request's notifications: the v1 SDK's handler `extra`, or an adapter over the v2 SDK's `ctx.mcpReq.notify`. */
+export interface NotificationSender {
+  sendNotification(notification: Extract<ServerNotification, { method: 'notifications/progress' }>): Promise<void>;
+}
+
 /** Progress notifications of one request, whatever sends them: each value above the last (the spec's rule). */
 export class RequestProgress {
   private last = 0;
   constructor(
-    private readonly extra: Extra,
+    private readonly extra: NotificationSender,
     private readonly token: string | number,
   ) {}
 
@@ -92,14 +97,11 @@ export async function connectLinks(ctx: ServiceContext, caller: Caller, integrat
       throw err;
     });
     if (!started) continue;
-    const displayName = ctx.registry.get(integration)?.manifest.displayName ?? integration;
+    const displayName = displayNameOf(ctx, integration);
     links.push({ mode: 'url', elicitationId: started.connectionId, url: started.url, message: connectMessage(displayName) });
   }
   return links;
 }
-
-const connectMessage = (displayName: string) =>
-  `Connect your ${displayName} account to continue: open the link, sign in to Switchboard and approve access.`;
 
 /** The integrations a meta-tool's answer says the caller must connect (execute_tools and connections_execute bodies). */
 export function integrationsToConnect(tool: string, body: unknown): string[] {
@@ -147,7 +149,7 @@ export async function connectByElicitation(
         if (err instanceof MetaToolError) continue;
         throw err;
       }
-      const displayName = ctx.registry.get(integration)?.manifest.displayName ?? integration;
+      const displayName = displayNameOf(ctx, integration);
       const elicitationId = started.connectionId;
       const waitSec = progress ? ELICITATION_WAIT_WITH_PROGRESS_SEC : ELICITATION_WAIT_SEC;
       // The client's answer (accept/decline) would arrive on another request; the attempt is what counts.
@@ -174,7 +176,14 @@ export async function connectByElicitation(
   });
 }
 
-async function hasActiveAccount(ctx: ServiceContext, caller: Caller, integration: string): Promise<boolean> {
+export const displayNameOf = (ctx: ServiceContext, integration: string) =>
+  ctx.registry.get(integration)?.manifest.displayName ?? integration;
+
+/** What the client shows beside a connect link (both protocol eras). */
+export const connectMessage = (displayName: string) =>
+  `Connect your ${displayName} account to continue: open the link, sign in to Switchboard and approve access.`;
+
+export async function hasActiveAccount(ctx: ServiceContext, caller: Caller, integration: string): Promise<boolean> {
   const accounts = await listUsableAccounts(ctx.pool, caller, integration);
   return accounts.some((a) => a.status === 'active' && a.hasCredential);
 }
@@ -183,7 +192,7 @@ async function hasActiveAccount(ctx: ServiceContext, caller: Caller, integration
  * Watches the attempt (one indexed read a second) without ending it: a human who finishes after
  * this call gave up still connects, for the attempt's own lifetime (CONNECTION_TTL_SEC).
  */
-async function connectedWithin(
+export async function connectedWithin(
   ctx: ServiceContext,
   caller: Caller,
   attemptId: string,

@@ -59,7 +59,7 @@ export async function answerWithElicitation(
  * one of them (the others ran), under a request id of its own when the call had one (the first id
  * answers its recorded outcomes).
  */
-async function runAgain(
+export async function runAgain(
   ctx: ServiceContext,
   caller: Caller,
   tool: MetaTool,

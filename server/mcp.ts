@@ -17,6 +17,7 @@ import { closeMcpSession, findMcpSession, type McpSession, openMcpSession } from
 import type { ServiceContext } from './context.js';
 import { RequestProgress } from './mcp-connect-elicitation.js';
 import { answerWithElicitation } from './mcp-elicitation.js';
+import { isModernRequest, modernMcp } from './mcp-modern.js';
 import { callToolResult } from './mcp-tool-result.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
@@ -123,7 +124,10 @@ async function createTask(
 
 /**
  * Streamable HTTP MCP endpoints: `/mcp` with the meta-tools and `/mcp/agent` with the two
- * agent tools; both with read_result. Stateless (no session): each POST gets its own server bound to the key's caller.
+ * agent tools; both with read_result. Every current revision on one URL: a 2026-07-28 request
+ * (the v2 SDK's classification: its `_meta` envelope) goes to the v2 SDK's server
+ * (server/mcp-modern.ts); 2025-06-18 and 2025-11-25 requests to the v1 SDK's, below.
+ * Stateless (no session): each POST gets its own server bound to the key's caller.
  * Answers stream as SSE with keep-alive comments, so a wait of many minutes outlives idle
  * timeouts between here and the client.
  */
@@ -165,7 +169,12 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
     ['/mcp', META_TOOLS],
     ['/mcp/agent', AGENT_MCP_TOOLS],
   ] as const) {
-    router.post(path, express.json({ limit: '1mb' }), ...authenticate, serve(tools));
+    const modern = modernMcp(ctx, tools, { tasks });
+    const legacy = serve(tools);
+    // The same body limit, Host/Origin guard (app-wide, ahead of this) and key for both eras.
+    router.post(path, express.json({ limit: '1mb' }), ...authenticate, async (req, res) =>
+      (await isModernRequest(req)) ? modern(req, res) : legacy(req, res),
+    );
     router.get(path, notAllowed);
     router.delete(path, ...authenticate, endSession);
   }

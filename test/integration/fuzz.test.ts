@@ -227,17 +227,34 @@ function generate(): FuzzRequest[] {
         rnd.next() < 0.8 ? 'tools/call' : rnd.pick(['tools/list', 'initialize', '__proto__', 'constructor', 'resources/read', '', 'ping']);
       const envelope = (params: string) =>
         `{"jsonrpc":${rnd.next() < 0.9 ? '"2.0"' : '"1.0"'},"id":${id},"method":${JSON.stringify(method)},"params":${params}}`;
-      const params = (args: string) => (rnd.next() < 0.85 ? `{"name":${JSON.stringify(tool)},"arguments":${args}}` : args);
+      // A third speak MCP 2026-07-28 (served by the v2 SDK): the per-request envelope, mostly with its headers.
+      const modern = rnd.next() < 0.35;
+      const capabilities = rnd.pick([
+        '{}',
+        '{"elicitation":{"url":{}}}',
+        '{"extensions":{"io.modelcontextprotocol/tasks":{}}}',
+        '[]',
+        'null',
+      ]);
+      const meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"fuzz","version":"1"},"io.modelcontextprotocol/clientCapabilities":${capabilities}}`;
+      const params = (args: string) =>
+        rnd.next() < 0.85 ? `{"name":${JSON.stringify(tool)},"arguments":${args}${modern ? meta : ''}}` : args;
       let raw = body(fieldsOf.get(tool) ?? [], (args) => envelope(params(args)));
       if (rnd.next() < 0.05 && typeof raw === 'string') raw = `[${raw},${raw}]`;
       out.push({
-        label: `mcp${agent ? '/agent' : ''} ${method} ${tool}`,
+        label: `mcp${agent ? '/agent' : ''}${modern ? ' (2026-07-28)' : ''} ${method} ${tool}`,
         method: 'POST',
         path: agent ? '/mcp/agent' : '/mcp',
         headers: {
           ...auth(),
           'content-type': rnd.pick(CONTENT_TYPES),
           accept: rnd.next() < 0.9 ? 'application/json, text/event-stream' : rnd.pick(['*/*', 'text/html']),
+          ...(modern &&
+            rnd.next() < 0.8 && {
+              'mcp-protocol-version': '2026-07-28',
+              'mcp-method': method,
+              'mcp-name': tool.replace(/[^\x21-\x7e]/g, ''),
+            }),
         },
         body: raw,
       });
