@@ -172,9 +172,18 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
     const modern = modernMcp(ctx, tools, { tasks });
     const legacy = serve(tools);
     // The same body limit, Host/Origin guard (app-wide, ahead of this) and key for both eras.
-    router.post(path, express.json({ limit: '1mb' }), ...authenticate, async (req, res) =>
-      (await isModernRequest(req)) ? modern(req, res) : legacy(req, res),
-    );
+    router.post(path, express.json({ limit: '1mb' }), ...authenticate, async (req, res) => {
+      // JSON-RPC batches left MCP with 2025-06-18; every revision served here sends one message per
+      // POST. Refused, so a request's rate-limit count is its message count (a batch held 100).
+      if (Array.isArray(req.body)) {
+        return res.status(400).json({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: 'JSON-RPC batches are not accepted (MCP 2025-06-18 and later): send one message per POST' },
+          id: null,
+        });
+      }
+      return (await isModernRequest(req)) ? modern(req, res) : legacy(req, res);
+    });
     router.get(path, notAllowed);
     router.delete(path, ...authenticate, endSession);
   }

@@ -108,6 +108,30 @@ describe('MCP at /mcp (the nine meta-tools and read_result)', () => {
   }, 120_000);
 });
 
+describe('JSON-RPC batches', () => {
+  it('a POST of 100 messages (one rate-limit count for 100 calls) is refused whole: 400, -32600, nothing answered', async () => {
+    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    for (const path of ['/mcp', '/mcp/agent']) {
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${alice.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify(batch),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'JSON-RPC batches are not accepted (MCP 2025-06-18 and later): send one message per POST' },
+        id: null,
+      });
+    }
+  });
+});
+
 describe('MCP at /mcp/agent (the two agent tools and read_result)', () => {
   it('serves connections_search, connections_execute and read_result only', async () => {
     const bob = await createTestUser(stack);
