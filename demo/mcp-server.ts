@@ -1,11 +1,11 @@
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import express, { Router } from 'express';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
+import { answerStatelessMcp } from '../server/mcp-stateless.js';
 import { DEMO_SCOPES } from './authorization-server.js';
 import type { DemoState } from './demo-state.js';
 import { type TaskBoard, TaskNotFound } from './task-board.js';
@@ -85,13 +85,7 @@ export function demoMcpServer(options: DemoMcpServerOptions): Router {
       const facts = req.auth?.extra as unknown as TokenFacts;
       const server = tools(board, state, facts, req.auth?.expiresAt);
       // Stateless: one server per request, JSON answers; nothing of a session to keep or lose.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await answerStatelessMcp(server, req, res, { json: true });
     },
   );
   // A stateless server keeps no stream for a GET to open and no session for a DELETE to end.

@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -18,6 +17,7 @@ import type { ServiceContext } from './context.js';
 import { RequestProgress } from './mcp-connect-elicitation.js';
 import { answerWithElicitation } from './mcp-elicitation.js';
 import { isModernRequest, modernMcp } from './mcp-modern.js';
+import { answerStatelessMcp } from './mcp-stateless.js';
 import { callToolResult } from './mcp-tool-result.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from './meta/index.js';
 import { type MetaTool, runMetaTool } from './meta/meta-tool.js';
@@ -148,13 +148,7 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
       if (!session) return res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
     }
     const server = mcpServerFor(ctx, caller, tools, tasks, session);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await answerStatelessMcp(server, req, res);
   };
   const notAllowed = (_req: Request, res: Response) => {
     res.status(405).set('Allow', 'POST, DELETE').json({ error: 'This MCP endpoint offers no stream of its own: send JSON-RPC with POST' });

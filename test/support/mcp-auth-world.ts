@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express from 'express';
 import Provider, { errors } from 'oidc-provider';
 import { z } from 'zod';
+import { answerStatelessMcp } from '../../server/mcp-stateless.js';
 import { serveClientMetadata } from '../../server/oauth/client-metadata.js';
 import { freePort } from './ports.js';
 
@@ -198,13 +198,7 @@ function mcpApp(provider: Provider, mcpUrl: string, metadataUrl: string, authori
       server.registerTool('write_note', { description: 'Writes a note', inputSchema: { text: z.string() } }, async ({ text }) => ({
         content: [{ type: 'text', text: `noted for ${subject}: ${text}` }],
       }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await answerStatelessMcp(server, req, res, { json: true });
     },
   );
   return app;
