@@ -18,8 +18,7 @@ import { type Account, listUsableAccounts, markNeedsReauth, markStepUp, setAccou
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
-import { getTenant } from '../store/tenants.js';
-import { getUser } from '../store/users.js';
+import { getUserAndTenant } from '../store/user-and-tenant.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
 import { AccountSlots, SlotWaitAborted } from './account-slots.js';
 import { CredentialError, CredentialStore, secretsOf, toToolCredential } from './credentials.js';
@@ -102,7 +101,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     const integration = provider.manifest.name;
     const toolName = entry?.tool.name ?? call.tool.slice(integration.length + 2);
 
-    const [user, tenant] = await Promise.all([getUser(deps.pool, input.userId), getTenant(deps.pool, input.tenantId)]);
+    const { user, tenant } = await getUserAndTenant(deps.pool, input.userId, input.tenantId);
     const settings = tenant?.settings ?? {};
     // A user of another tenant (or none) has no role here at all; otherwise the one tenant policy decides.
     const refusal = !user || user.tenantId !== input.tenantId ? 'role' : policyRefusal(settings, user.roles, integration, toolName);
