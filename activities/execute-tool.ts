@@ -14,7 +14,7 @@ import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
-import { type Account, listUsableAccounts, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
+import { type Account, listUsableAccountsWithSealedCredentials, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
@@ -155,7 +155,8 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     }
 
     const caller = { tenantId: input.tenantId, userId: input.userId, roles: user.roles };
-    const accounts = await listUsableAccounts(deps.pool, caller, integration);
+    // The accounts with their sealed credentials in one round trip; only the chosen one is opened.
+    const { accounts, sealed } = await listUsableAccountsWithSealedCredentials(deps.pool, caller, integration);
     let selector = call.account;
     if (selector && !accounts.some((a) => a.id === selector || a.label === selector)) {
       // A connection id from `connect` names the account it produced.
@@ -176,7 +177,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     if (gated) return gated;
 
     try {
-      let loaded = await credentials.load(account);
+      let loaded = await credentials.load(account, sealed.get(account.id));
       if (!loaded) return needsReauth(integration, account);
       if (provider.credentialBinding && loaded.credential.boundTo !== provider.credentialBinding) {
         // Stored for another server that had this name: never sent to this one (nor refreshed for it).
