@@ -3,7 +3,7 @@ import { setTimeout } from 'node:timers/promises';
 import { OAuthFlowError, type TokenSet } from '../providers/oauth-client.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { Credential } from '../providers/sdk.js';
-import { loadCredential, type StoredCredential } from '../store/accounts.js';
+import { loadCredential, type SealedCredentialRow, type StoredCredential } from '../store/accounts.js';
 import {
   claimRefresh,
   completeRefresh,
@@ -81,8 +81,15 @@ export class CredentialStore {
     private readonly onRefresh: (integration: string, outcome: 'ok' | 'failed') => void = () => {},
   ) {}
 
-  load(account: { tenantId: string; id: string }): Promise<LoadedCredential | undefined> {
-    return loadCredential(this.pool, this.keyring, account);
+  /**
+   * The account's credential, opened: from `row` when the caller already read the account's
+   * sealed columns (listUsableAccountsWithSealedCredentials), else read now.
+   */
+  async load(account: { tenantId: string; id: string }, row?: SealedCredentialRow): Promise<LoadedCredential | undefined> {
+    if (!row) return loadCredential(this.pool, this.keyring, account);
+    return row.credential_sealed
+      ? openLoadedCredential(this.keyring, account, { ...row, credential_sealed: row.credential_sealed })
+      : undefined;
   }
 
   needsRefresh(loaded: LoadedCredential): boolean {

@@ -14,12 +14,11 @@ import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
-import { type Account, listUsableAccounts, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
+import { type Account, listUsableAccountsWithSealedCredentials, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
 import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
-import { getTenant } from '../store/tenants.js';
-import { getUser } from '../store/users.js';
+import { getUserAndTenant } from '../store/user-and-tenant.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
 import { AccountSlots, SlotWaitAborted } from './account-slots.js';
 import { CredentialError, CredentialStore, secretsOf, toToolCredential } from './credentials.js';
@@ -102,7 +101,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     const integration = provider.manifest.name;
     const toolName = entry?.tool.name ?? call.tool.slice(integration.length + 2);
 
-    const [user, tenant] = await Promise.all([getUser(deps.pool, input.userId), getTenant(deps.pool, input.tenantId)]);
+    const { user, tenant } = await getUserAndTenant(deps.pool, input.userId, input.tenantId);
     const settings = tenant?.settings ?? {};
     // A user of another tenant (or none) has no role here at all; otherwise the one tenant policy decides.
     const refusal = !user || user.tenantId !== input.tenantId ? 'role' : policyRefusal(settings, user.roles, integration, toolName);
@@ -156,7 +155,8 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     }
 
     const caller = { tenantId: input.tenantId, userId: input.userId, roles: user.roles };
-    const accounts = await listUsableAccounts(deps.pool, caller, integration);
+    // The accounts with their sealed credentials in one round trip; only the chosen one is opened.
+    const { accounts, sealed } = await listUsableAccountsWithSealedCredentials(deps.pool, caller, integration);
     let selector = call.account;
     if (selector && !accounts.some((a) => a.id === selector || a.label === selector)) {
       // A connection id from `connect` names the account it produced.
@@ -177,7 +177,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     if (gated) return gated;
 
     try {
-      let loaded = await credentials.load(account);
+      let loaded = await credentials.load(account, sealed.get(account.id));
       if (!loaded) return needsReauth(integration, account);
       if (provider.credentialBinding && loaded.credential.boundTo !== provider.credentialBinding) {
         // Stored for another server that had this name: never sent to this one (nor refreshed for it).

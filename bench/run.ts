@@ -1,4 +1,5 @@
 import { loadavg } from 'node:os';
+import * as callCost from './call-cost.js';
 import * as connectionWait from './connection-wait.js';
 import * as executeOverhead from './execute-overhead.js';
 import type { Benchmark } from './lib/benchmark.js';
@@ -10,7 +11,7 @@ import * as storedResults from './stored-results.js';
 import * as throughput from './throughput.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, throughput, parkedWaits, refreshStorm, search, storedResults];
+const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, callCost, throughput, parkedWaits, refreshStorm, search, storedResults];
 
 /**
  * `npm run bench` runs every benchmark one after another (they would skew each other's timings

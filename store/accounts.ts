@@ -66,6 +66,44 @@ export async function listUsableAccounts(
   return rows.filter((a) => a.scope === 'user' || sharingAdmits(a.sharingRoles, caller.roles));
 }
 
+/** An account row's credential columns as stored (sealed): opened only for the account a call uses. */
+export interface SealedCredentialRow {
+  credential_sealed: string | null;
+  credential_version: number;
+  access_expires_at: Date | null;
+}
+
+/**
+ * listUsableAccounts with each account's sealed credential columns in the same round trip, for a
+ * tool call that lists the caller's accounts and then loads the chosen one's credential. Nothing
+ * is decrypted here; the credential is the row's as of this read, exactly what loadCredential
+ * would read a moment later (a refresh compares versions either way).
+ */
+export async function listUsableAccountsWithSealedCredentials(
+  db: Queryable,
+  caller: { tenantId: string; userId: string; roles: readonly string[] },
+  integration: string,
+): Promise<{ accounts: Account[]; sealed: Map<string, SealedCredentialRow> }> {
+  const { rows } = await db.query<Account & { credentialSealed: string | null }>(
+    `SELECT ${COLUMNS}, credential_sealed AS "credentialSealed" FROM accounts
+      WHERE tenant_id = $1 AND (owner_user_id = $2 OR scope = 'tenant') AND integration = $3
+      ORDER BY (scope = 'user') DESC, is_default DESC, created_at`,
+    [caller.tenantId, caller.userId, integration],
+  );
+  const sealed = new Map<string, SealedCredentialRow>();
+  const accounts: Account[] = [];
+  for (const { credentialSealed, ...account } of rows) {
+    if (account.scope !== 'user' && !sharingAdmits(account.sharingRoles, caller.roles)) continue;
+    accounts.push(account);
+    sealed.set(account.id, {
+      credential_sealed: credentialSealed,
+      credential_version: account.credentialVersion,
+      access_expires_at: account.accessExpiresAt,
+    });
+  }
+  return { accounts, sealed };
+}
+
 /** The organisation's (tenant-scoped) accounts, defaults first within each integration. */
 export async function listTenantAccounts(db: Queryable, tenantId: string): Promise<Account[]> {
   const { rows } = await db.query<Account>(

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CredentialStore } from '../../activities/credentials.js';
+import { listUsableAccounts, listUsableAccountsWithSealedCredentials } from '../../store/accounts.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 const world = await startWorld({ clients: { github: {}, portal: {} } });
@@ -23,6 +25,42 @@ describe('list_connections', () => {
       { id: expect.any(String), integration: 'github', label: 'org-shared', scope: 'tenant', default: true, status: 'active' },
     ]);
     expect((await eng.call('list_connections', { integration: 'slack' })).body.connections).toEqual([]);
+  });
+});
+
+describe("a tool call's account listing with sealed credentials", () => {
+  it("holds exactly the caller's usable accounts, and each sealed credential opens only as its own account's", async () => {
+    const { pool, keyring, registry } = stack.services;
+    const admin = await createTestUser(stack, { roles: ['admin'] });
+    const eng = await createTestUser(stack, { tenantId: admin.user.tenantId, roles: ['eng'] });
+    const colleague = await createTestUser(stack, { tenantId: admin.user.tenantId, roles: ['eng'] });
+    const outsider = await createTestUser(stack, { roles: ['eng'] });
+    await connect(admin, 'sealed-org-shared', { tenantScoped: true, sharingRoles: ['eng'] });
+    await connect(admin, 'sealed-org-finance', { tenantScoped: true, sharingRoles: ['finance'] });
+    await connect(eng, 'sealed-eng-own');
+    await connect(colleague, 'sealed-colleague-own');
+    await connect(outsider, 'sealed-outsider-own');
+    const caller = { tenantId: eng.user.tenantId, userId: eng.user.id, roles: ['eng'] };
+
+    const { accounts, sealed } = await listUsableAccountsWithSealedCredentials(pool, caller, 'github');
+    // The same accounts, in the same order, as the listing without credentials.
+    expect(accounts).toEqual(await listUsableAccounts(pool, caller, 'github'));
+    expect(accounts.map((a) => a.label)).toEqual(['sealed-eng-own', 'sealed-org-shared']);
+    expect([...sealed.keys()].sort()).toEqual(accounts.map((a) => a.id).sort());
+
+    const credentials = new CredentialStore(pool, keyring, registry);
+    for (const account of accounts) {
+      const row = sealed.get(account.id)!;
+      const fromListing = await credentials.load(account, row);
+      expect(fromListing).toEqual(await credentials.load(account));
+      const token = fromListing?.credential.accessToken;
+      expect(token).toEqual(expect.any(String));
+      // Sealed as read: the token is not in the row's text.
+      expect(row.credential_sealed).not.toContain(token);
+    }
+    // A sealed credential is bound to its account: opened as another account's, it does not open.
+    const [own, shared] = accounts;
+    await expect(credentials.load(own, sealed.get(shared.id))).rejects.toThrow();
   });
 });
 
