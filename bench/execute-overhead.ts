@@ -1,6 +1,8 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createExecuteActivities } from '../activities/execute-tool.js';
+import { freePort } from '../test/support/ports.js';
+import { spawnServerProcess } from '../test/support/stack.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { batchTimelines, PHASES } from './lib/batch-timeline.js';
 import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
@@ -9,13 +11,17 @@ import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
+import { onEachServer, SERVER_LABEL, type TemporalServerKind, temporalServersFromEnv } from './lib/temporal-servers.js';
 
 /**
  * What `execute_tools` adds over calling the service directly: one call, and a batch of eight,
  * over the JSON API and over MCP (/mcp, the SDK's client), against the same requests sent straight
  * to the fake GitHub API, all alternating round by round in this one process. Three more sides place the cost: the execute activity run in-process (no
  * HTTP, no Temporal), an authenticated route of the same HTTP surface (`list_integrations`), and
- * an empty tool batch started straight on Temporal (the floor of one workflow round trip).
+ * an empty tool batch started straight on Temporal (the floor of one workflow round trip). One more
+ * sends the call to an HTTP server process apart from the worker (no eager start), as a cluster runs.
+ * It runs on each Temporal server of BENCH_TEMPORAL (default the dev server, then the Temporal
+ * server on PostgreSQL) and prints the floor and Switchboard's share side by side.
  * Goal (issue): added p50 of one call under 10 ms.
  */
 export const name = 'execute-overhead';
@@ -32,14 +38,36 @@ const TOOL = 'github_get_authenticated_user';
 
 export async function run(): Promise<object> {
   const rounds = positiveIntFromEnv('BENCH_ITERATIONS', 150);
-  const { timeoutSec, startedAt } = beginRun(name, `${rounds} rounds (+${PARAMETERS.warmupRounds} warm-up), 9 sides each`);
-  return withBenchStack({ name, timeoutSec, github: true }, async (bench) => {
+  const servers = temporalServersFromEnv(['dev', 'postgres']);
+  const { timeoutSec, startedAt } = beginRun(
+    name,
+    `${rounds} rounds (+${PARAMETERS.warmupRounds} warm-up), 10 sides each, on ${servers.map((s) => SERVER_LABEL[s]).join(', then ')}`,
+    600 * servers.length,
+  );
+  const byServer = await onEachServer(servers, (temporal) => measure(rounds, timeoutSec, temporal));
+  const sideBySide = sideBySideOf(byServer);
+  return { ...resultHeader(name, startedAt, { ...PARAMETERS, tool: TOOL, rounds, servers }), sideBySide, servers: byServer };
+}
+
+/** One server's run: the sides alternating, and the phase breakdown from the histories. */
+function measure(rounds: number, timeoutSec: number, temporal: TemporalServerKind) {
+  const startedAt = new Date();
+  return withBenchStack({ name, timeoutSec, github: true, temporal }, async (bench) => {
     const mcp = new McpClient({ name: 'switchboard-bench', version: '1.0.0' });
     const headers = { authorization: `Bearer ${bench.user.apiKey}` };
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${bench.stack.baseUrl}/mcp`), { requestInit: { headers } }));
-    const samples = await alternate(sides(bench, mcp), { rounds, warmup: PARAMETERS.warmupRounds, signal: bench.signal }).finally(() =>
-      mcp.close(),
-    );
+    // An HTTP server process of its own with no worker (`npm run server`, as a cluster runs it): its
+    // batches cannot start eagerly and go through Temporal's matching to this process's worker.
+    const apartPort = await freePort();
+    const apart = await spawnServerProcess(bench.stack, apartPort);
+    const samples = await alternate(sides(bench, mcp, `http://127.0.0.1:${apartPort}`), {
+      rounds,
+      warmup: PARAMETERS.warmupRounds,
+      signal: bench.signal,
+    }).finally(async () => {
+      await mcp.close();
+      apart.kill('SIGTERM');
+    });
     const timelines = await batchTimelines(
       bench.stack.services.temporal,
       bench.stack.services.config.TEMPORAL_TASK_QUEUE,
@@ -49,12 +77,44 @@ export async function run(): Promise<object> {
   });
 }
 
-function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient) {
+type ServerReport = ReturnType<typeof report>;
+
+/**
+ * The figures that differ between servers, one column per server: Temporal's floor (an empty batch
+ * workflow), Switchboard's share above it (one call, a batch of eight), and the added latency over
+ * calling the service directly.
+ */
+function sideBySideOf(byServer: Partial<Record<TemporalServerKind, ServerReport>>) {
+  const servers = Object.keys(byServer) as TemporalServerKind[];
+  const p50 = (server: TemporalServerKind, side: string) => byServer[server]!.sides[side].p50;
+  const figures: Record<string, (server: TemporalServerKind) => number> = {
+    'empty batch workflow p50 (the floor)': (s) => p50(s, 'empty batch workflow (Temporal only)'),
+    'execute_tools ×1 p50': (s) => p50(s, 'execute_tools ×1'),
+    "Switchboard's share ×1 (p50 above the floor)": (s) => p50(s, 'execute_tools ×1') - p50(s, 'empty batch workflow (Temporal only)'),
+    [`execute_tools ×${PARAMETERS.batch} p50`]: (s) => p50(s, `execute_tools ×${PARAMETERS.batch} (one batch)`),
+    [`Switchboard's share ×${PARAMETERS.batch} (p50 above the floor)`]: (s) =>
+      p50(s, `execute_tools ×${PARAMETERS.batch} (one batch)`) - p50(s, 'empty batch workflow (Temporal only)'),
+    'execute_tools ×1 added over direct, p50': (s) => byServer[s]!.comparisons['execute_tools ×1 vs direct'].added.p50,
+    'execute_tools ×1 p99': (s) => byServer[s]!.sides['execute_tools ×1'].p99,
+    'execute_tools ×1 p50, server process apart (no eager start)': (s) => p50(s, 'execute_tools ×1, server process apart'),
+  };
+  const rows = Object.entries(figures).map(([figure, of]) => ({
+    ms: figure,
+    ...Object.fromEntries(servers.map((server) => [SERVER_LABEL[server], round(of(server))])),
+  }));
+  if (servers.length > 1) {
+    console.log('\nside by side, ms');
+    console.log(formatTable(rows));
+  }
+  return rows;
+}
+
+function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient, apartUrl: string) {
   const gh = github!;
   const direct = () => getUserDirectly(gh, signal);
-  const execute = async (n: number) => {
+  const execute = async (n: number, baseUrl = stack.baseUrl) => {
     const executions = Array.from({ length: n }, () => ({ tool: TOOL }));
-    const { status, body } = await callTool(stack.baseUrl, user.apiKey, 'execute_tools', { executions }, AbortSignal.any([signal]));
+    const { status, body } = await callTool(baseUrl, user.apiKey, 'execute_tools', { executions }, AbortSignal.any([signal]));
     if (status !== 200 || body.results?.length !== n || body.results.some((r: any) => r.result?.login !== GITHUB_LOGIN)) {
       throw new Error(`execute_tools answered ${status}: ${JSON.stringify(body)}`);
     }
@@ -92,6 +152,7 @@ function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient) {
   return {
     'direct GET /user': direct,
     'execute_tools ×1': () => execute(1),
+    'execute_tools ×1, server process apart': () => execute(1, apartUrl),
     'execute_tools ×1 over MCP': () => executeOverMcp(1),
     [`direct ×${PARAMETERS.batch} in parallel`]: () => Promise.all(Array.from({ length: PARAMETERS.batch }, direct)),
     [`execute_tools ×${PARAMETERS.batch} (one batch)`]: () => execute(PARAMETERS.batch),
@@ -129,6 +190,7 @@ function report(input: {
     'execute_tools ×1 vs activity in-process': compare(s('execute activity in-process'), s('execute_tools ×1')),
     'list_integrations vs direct': compare(s('direct GET /user'), s('list_integrations (HTTP route)')),
     'execute_tools ×1 vs empty batch workflow': compare(s('empty batch workflow (Temporal only)'), s('execute_tools ×1')),
+    'server process apart vs in the worker process, ×1': compare(s('execute_tools ×1'), s('execute_tools ×1, server process apart')),
   };
   const single = comparisons['execute_tools ×1 vs direct'];
   const singleMcp = comparisons['MCP execute_tools ×1 vs direct'];

@@ -4,6 +4,7 @@ import type { Stack, TestUser } from '../../test/support/stack.js';
 import { startWorldOn, type World, type WorldOptions } from '../../test/support/world.js';
 import { withTimeout } from './deadline.js';
 import { startBenchEnvironment } from './environment.js';
+import type { TemporalServerKind } from './temporal-servers.js';
 
 /**
  * The test world (test/support/world.ts) for one benchmark, on the bench environment: one user
@@ -34,6 +35,8 @@ export interface BenchRun {
   user: TestUser;
   github?: FakeGithub;
   signal: AbortSignal;
+  /** The Temporal server's process id. */
+  temporalPid: number;
 }
 
 export interface BenchStackOptions {
@@ -47,10 +50,12 @@ export interface BenchStackOptions {
   env?: Record<string, string>;
   /** More of the world: OAuth clients of the benchmark's own, the fake APIs. */
   world?: Pick<WorldOptions, 'clients' | 'apis'>;
+  /** The Temporal server to run on (default the dev server). */
+  temporal?: TemporalServerKind;
 }
 
 export async function withBenchStack<T>(options: BenchStackOptions, body: (run: BenchRun) => Promise<T>): Promise<T> {
-  const environment = await startBenchEnvironment();
+  const environment = await startBenchEnvironment({ temporal: options.temporal });
   const failed = new AbortController();
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutSec * 1000), environment.interrupted, failed.signal]);
   let world: World | undefined;
@@ -72,7 +77,7 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
     stack.workerRun?.catch(() => {});
     const user = await world.user();
     const github = options.github ? await connectGithub(world, user) : undefined;
-    return await body({ world, stack, user, github, signal });
+    return await body({ world, stack, user, github, signal, temporalPid: environment.temporalPid });
   } catch (err) {
     const abortedBy = signal.aborted ? signal.reason : undefined;
     failed.abort();
