@@ -5,13 +5,13 @@ import { freePort } from '../test/support/ports.js';
 import { spawnServerProcess } from '../test/support/stack.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { batchTimelines, PHASES } from './lib/batch-timeline.js';
-import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
+import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStacksOn } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
 import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
-import { onEachServer, SERVER_LABEL, type TemporalServerKind, temporalServersFromEnv } from './lib/temporal-servers.js';
+import { SERVER_LABEL, type TemporalServerKind, temporalServersFromEnv } from './lib/temporal-servers.js';
 
 /**
  * What `execute_tools` adds over calling the service directly: one call, and a batch of eight,
@@ -41,40 +41,61 @@ export async function run(): Promise<object> {
   const servers = temporalServersFromEnv(['dev', 'postgres']);
   const { timeoutSec, startedAt } = beginRun(
     name,
-    `${rounds} rounds (+${PARAMETERS.warmupRounds} warm-up), 10 sides each, on ${servers.map((s) => SERVER_LABEL[s]).join(', then ')}`,
+    `${rounds} rounds (+${PARAMETERS.warmupRounds} warm-up), 10 sides on each of ${servers.map((s) => SERVER_LABEL[s]).join(' and ')}, all alternating`,
     600 * servers.length,
   );
-  const byServer = await onEachServer(servers, (temporal) => measure(rounds, timeoutSec, temporal));
+  // Every server's Switchboard up at once and their sides alternating round by round, so the
+  // machine's drift and the process's warm-up fall on each server alike.
+  const byServer = await withBenchStacksOn(servers, { name, timeoutSec, github: true }, async (runs) => {
+    const opened = await Promise.all(runs.map(({ run }) => openSides(run)));
+    try {
+      const allSides = Object.assign(
+        {},
+        ...runs.map(({ server }, i) => Object.fromEntries(Object.entries(opened[i].sides).map(([side, fn]) => [`${server}: ${side}`, fn]))),
+      ) as Record<string, () => Promise<unknown>>;
+      const samples = await alternate(allSides, { rounds, warmup: PARAMETERS.warmupRounds, signal: runs[0].run.signal });
+      const reports: Partial<Record<TemporalServerKind, ServerReport>> = {};
+      for (const { server, run: bench } of runs) {
+        const own = Object.fromEntries(
+          Object.entries(samples)
+            .filter(([side]) => side.startsWith(`${server}: `))
+            .map(([side, list]) => [side.slice(server.length + 2), list]),
+        );
+        const timelines = await batchTimelines(
+          bench.stack.services.temporal,
+          bench.stack.services.config.TEMPORAL_TASK_QUEUE,
+          PARAMETERS.timelineSample,
+        );
+        console.log(`\n— on the ${SERVER_LABEL[server]} —`);
+        reports[server] = report({ rounds, samples: own, timelines });
+      }
+      return reports;
+    } finally {
+      await Promise.all(opened.map((o) => o.close()));
+    }
+  });
   const sideBySide = sideBySideOf(byServer);
   return { ...resultHeader(name, startedAt, { ...PARAMETERS, tool: TOOL, rounds, servers }), sideBySide, servers: byServer };
 }
 
-/** One server's run: the sides alternating, and the phase breakdown from the histories. */
-function measure(rounds: number, timeoutSec: number, temporal: TemporalServerKind) {
-  const startedAt = new Date();
-  return withBenchStack({ name, timeoutSec, github: true, temporal }, async (bench) => {
-    const mcp = new McpClient({ name: 'switchboard-bench', version: '1.0.0' });
-    const headers = { authorization: `Bearer ${bench.user.apiKey}` };
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${bench.stack.baseUrl}/mcp`), { requestInit: { headers } }));
-    // An HTTP server process of its own with no worker (`npm run server`, as a cluster runs it): its
-    // batches cannot start eagerly and go through Temporal's matching to this process's worker.
-    const apartPort = await freePort();
-    const apart = await spawnServerProcess(bench.stack, apartPort);
-    const samples = await alternate(sides(bench, mcp, `http://127.0.0.1:${apartPort}`), {
-      rounds,
-      warmup: PARAMETERS.warmupRounds,
-      signal: bench.signal,
-    }).finally(async () => {
+/**
+ * One Switchboard's sides, with what they need open: an MCP client, and an HTTP server process of
+ * its own with no worker (`npm run server`, as a cluster runs it), whose batches cannot start
+ * eagerly and go through Temporal's matching to the benchmark process's worker.
+ */
+async function openSides(bench: BenchRun) {
+  const mcp = new McpClient({ name: 'switchboard-bench', version: '1.0.0' });
+  const headers = { authorization: `Bearer ${bench.user.apiKey}` };
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${bench.stack.baseUrl}/mcp`), { requestInit: { headers } }));
+  const apartPort = await freePort();
+  const apart = await spawnServerProcess(bench.stack, apartPort);
+  return {
+    sides: sides(bench, mcp, `http://127.0.0.1:${apartPort}`),
+    async close() {
       await mcp.close();
       apart.kill('SIGTERM');
-    });
-    const timelines = await batchTimelines(
-      bench.stack.services.temporal,
-      bench.stack.services.config.TEMPORAL_TASK_QUEUE,
-      PARAMETERS.timelineSample,
-    );
-    return report({ startedAt, rounds, samples, timelines });
-  });
+    },
+  };
 }
 
 type ServerReport = ReturnType<typeof report>;
@@ -166,12 +187,7 @@ function sides({ stack, user, github, signal }: BenchRun, mcp: McpClient, apartU
 /** The added p50 of one call the issue asks for. */
 const GOAL_ADDED_P50_MS = 10;
 
-function report(input: {
-  startedAt: Date;
-  rounds: number;
-  samples: Record<string, number[]>;
-  timelines: Record<number, Record<string, number>>;
-}) {
+function report(input: { rounds: number; samples: Record<string, number[]>; timelines: Record<number, Record<string, number>> }) {
   const { samples, timelines } = input;
   const s = (side: string) => samples[side];
   const comparisons: Record<string, Comparison> = {
@@ -218,7 +234,6 @@ function report(input: {
   console.log(`same goal over MCP: ${goalMetMcp ? 'met' : 'NOT met'} (${round(singleMcp.added.p50)} ms)`);
 
   return {
-    ...resultHeader(name, input.startedAt, { ...PARAMETERS, tool: TOOL, rounds: input.rounds }),
     sides: summaries,
     comparisons,
     temporalPhasesByBatchSize: timelines,

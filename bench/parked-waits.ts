@@ -59,7 +59,7 @@ const USER_HZ_MS = 10;
 
 interface Level {
   pendingWaits: number;
-  /** Seconds it took to create this level's new waits, and their rate. */
+  /** Seconds it took to create this level's new waits (those above the level before), and their rate. */
   createSec: number;
   createdPerSec: number;
   /** Seconds since the first wait was created (each wait ends after PARAMETERS.waitTimeoutSec). */
@@ -128,10 +128,10 @@ function measure(levels: number[], timeoutSec: number, temporal: TemporalServerK
     const worker = await spawnWorkerProcess({ ...bench.stack, env: { ...bench.stack.env, METRICS_PORT: String(metricsPort) } });
     try {
       const measured: Level[] = [];
-      const idleAt = (pendingWaits: number, createSec: number, firstAt: number) =>
-        measureIdle(bench, worker, metricsPort, { pendingWaits, createSec, firstAt });
+      const idleAt = (pendingWaits: number, newWaits: number, createSec: number, firstAt: number) =>
+        measureIdle(bench, worker, metricsPort, { pendingWaits, newWaits, createSec, firstAt });
       await sleep(PARAMETERS.settleSec * 1000, undefined, { signal: bench.signal });
-      measured.push(await idleAt(0, 0, performance.now()));
+      measured.push(await idleAt(0, 0, 0, performance.now()));
       console.log(`  0 pending waits: worker ${measured[0].workerCpuPct}% CPU, RSS ${measured[0].rssMb} MB`);
       let created = 0;
       let firstAt = 0;
@@ -140,9 +140,10 @@ function measure(levels: number[], timeoutSec: number, temporal: TemporalServerK
         firstAt ||= started;
         await mapWithConcurrency(range(level - created), PARAMETERS.createConcurrency, () => park(bench));
         const createSec = (performance.now() - started) / 1000;
+        const newWaits = level - created;
         created = level;
         await sleep(PARAMETERS.settleSec * 1000, undefined, { signal: bench.signal });
-        const l = await idleAt(level, createSec, firstAt);
+        const l = await idleAt(level, newWaits, createSec, firstAt);
         measured.push(l);
         console.log(`  ${level} pending waits (created in ${round(createSec, 1)} s): worker ${l.workerCpuPct}% CPU, RSS ${l.rssMb} MB`);
       }
@@ -178,7 +179,7 @@ async function measureIdle(
   { stack, signal, temporalPid }: BenchRun,
   worker: ChildProcess,
   metricsPort: number,
-  at: { pendingWaits: number; createSec: number; firstAt: number },
+  at: { pendingWaits: number; newWaits: number; createSec: number; firstAt: number },
 ): Promise<Level> {
   const start = cpuSnapshot();
   const workerPct: number[] = [];
@@ -200,7 +201,7 @@ async function measureIdle(
   return {
     pendingWaits: at.pendingWaits,
     createSec: round(at.createSec, 1),
-    createdPerSec: at.createSec ? round(at.pendingWaits / at.createSec, 1) : 0,
+    createdPerSec: at.createSec ? round(at.newWaits / at.createSec, 1) : 0,
     sinceFirstWaitSec: round((performance.now() - at.firstAt) / 1000, 0),
     workerCpuPct: round(summary(workerPct).p50, 2),
     workerCpuMaxPct: round(Math.max(...workerPct), 2),

@@ -134,15 +134,15 @@ export function ensureChromium() {
 }
 
 /**
- * The Node line the tests run on: the newest LTS. `npm test` re-runs itself on it when the machine's
- * Node is older (this machine's Debian has 20), fetched as the npm registry's `node-<platform>-<arch>`
- * package into the cache, once.
+ * The Node line the tests run on: the newest LTS line in support. `npm test` re-runs itself on it
+ * when the machine's Node is of another line (this machine's Debian has 20), fetched as the npm
+ * registry's `node-<platform>-<arch>` package into the cache, once.
  */
 export const NODE_LTS_VERSION = '24.22.3';
 
-/** A Node of the tested line: this one when it is new enough, else the registry's build in the cache. */
+/** A Node of the tested line: this one when it is of that line, else the registry's build in the cache. */
 export function ensureTestNode() {
-  return majorOf(process.versions.node) >= majorOf(NODE_LTS_VERSION) ? process.execPath : ensureNodeFromRegistry(NODE_LTS_VERSION);
+  return majorOf(process.versions.node) === majorOf(NODE_LTS_VERSION) ? process.execPath : ensureNodeFromRegistry(NODE_LTS_VERSION);
 }
 
 const majorOf = (version) => Number(String(version).replace(/^v/, '').split('.')[0]);

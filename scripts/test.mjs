@@ -20,11 +20,11 @@ import {
 const cluster = process.argv.includes('--cluster');
 const args = process.argv.slice(2).filter((arg) => arg !== '--cluster');
 
-// The suite runs on the newest LTS line. On an older Node (this machine's Debian has 20) it runs itself again on
+// The suite runs on the newest LTS line. On another Node (this machine's Debian has 20) it runs itself again on
 // that line's build from the npm registry, so everything it starts (vitest, servers, workers) runs on it too.
 const testNode = ensureTestNode();
 if (testNode !== process.execPath) {
-  say(`Node ${process.version} is older than the line the tests run on: running them on Node ${NODE_LTS_VERSION} (${testNode})`);
+  say(`Node ${process.version} is not the line the tests run on: running them on Node ${NODE_LTS_VERSION} (${testNode})`);
   const again = spawnSync(testNode, [import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit', cwd: ROOT });
   process.exit(again.status ?? 1);
 }

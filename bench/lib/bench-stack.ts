@@ -97,6 +97,22 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
   }
 }
 
+/**
+ * A bench stack on each of `servers` at once (each its own Temporal server and Switchboard), for
+ * sides that alternate across servers round by round; all stopped again however `body` ends.
+ */
+export function withBenchStacksOn<T>(
+  servers: readonly TemporalServerKind[],
+  options: Omit<BenchStackOptions, 'temporal'>,
+  body: (runs: { server: TemporalServerKind; run: BenchRun }[]) => Promise<T>,
+): Promise<T> {
+  const open = (i: number, runs: { server: TemporalServerKind; run: BenchRun }[]): Promise<T> =>
+    i === servers.length
+      ? body(runs)
+      : withBenchStack({ ...options, temporal: servers[i] }, (run) => open(i + 1, [...runs, { server: servers[i], run }]));
+  return open(0, []);
+}
+
 /** Stores a GitHub account for `user` whose tokens the auth server really issued. */
 async function connectGithub(world: World, user: TestUser): Promise<FakeGithub> {
   const { tokens } = await world.connectGithub(user, GITHUB_LOGIN, { validForSec: TOKEN_TTL_SEC });

@@ -30,17 +30,19 @@ export async function spawnSwitchboardProcess(
     env: { ...process.env, ...host.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
+  // Until it is ready, its output is kept for the error should it exit first; after, only the stack's logs hold it.
+  let output: string | undefined = '';
   await new Promise<void>((resolve, reject) => {
     let partial = '';
     const onData = (d: Buffer) => {
-      output += d;
       // Whole lines only, so two processes' output never interleaves inside a line.
       const lines = (partial + d.toString()).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) host.logs.lines.push(`${line}\n`);
+      if (output === undefined) return;
+      output += d;
       if (output.includes(ready)) {
-        output = '';
+        output = undefined;
         resolve();
       }
     };
