@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { isGrpcServiceError } from '@temporalio/client';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
@@ -473,6 +474,8 @@ describe('durability', () => {
         { tenantId: gil.user.tenantId, userId: gil.user.id },
         { call: { tool: 'jots__delete_note', args: { id } } },
       );
+      // Awaited below; should an expectation fail first, its end (the stack closing under it) is not an unhandled rejection.
+      running.catch(() => {});
       let approvalId: string | undefined;
       for (let i = 0; i < 100 && !approvalId; i++) {
         const { rows } = await pool.query(`SELECT id FROM approvals WHERE requester_user_id = $1 AND status = 'PENDING'`, [gil.user.id]);
@@ -482,8 +485,15 @@ describe('durability', () => {
       expect(approvalId).toBeDefined();
       let ttlSec: number | undefined;
       for (let i = 0; i < 100 && ttlSec === undefined; i++) {
-        const history = await stack.services.temporal.workflow.getHandle(approvalWorkflowId(approvalId!)).fetchHistory();
-        const timer = history.events?.find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes?.startToFireTimeout;
+        // The row is written just before its workflow starts: the workflow may not exist yet (a moment longer on a real server).
+        const history = await stack.services.temporal.workflow
+          .getHandle(approvalWorkflowId(approvalId!))
+          .fetchHistory()
+          .catch((err: unknown) => {
+            if (isGrpcServiceError(err) && err.code === 5) return undefined; // NOT_FOUND
+            throw err;
+          });
+        const timer = history?.events?.find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes?.startToFireTimeout;
         if (timer) ttlSec = Number(String(timer.seconds));
         else await new Promise((r) => setTimeout(r, 100));
       }
