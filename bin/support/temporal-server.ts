@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import pg from 'pg';
 import { SA, SEARCH_ATTRIBUTE_FLAGS } from '../../core/search-attributes.js';
@@ -94,7 +95,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const db = new URL(options.databaseUrl);
   const ports = await freeLowPorts(PORT_VARIABLES.length);
   const env: Record<string, string> = {
-    PATH: [options.binDir, dirname(options.cli), process.env.PATH ?? ''].join(':'),
+    PATH: [options.binDir, cliDirectory(options.cli), process.env.PATH ?? ''].join(':'),
     HOME: homedir(),
     ...TEMPORAL_SERVER_SETTINGS,
     DB_PORT: db.port || '5432',
@@ -206,6 +207,14 @@ async function waitForSearchAttributes(address: string, namespace: string): Prom
   } finally {
     await connection.close();
   }
+}
+
+/** A folder where setup.sh finds the CLI as `temporal`, the name the admin-tools image gives it. */
+function cliDirectory(cli: string): string {
+  if (basename(cli) === 'temporal') return dirname(cli);
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-temporal-cli-'));
+  symlinkSync(cli, join(dir, 'temporal'));
+  return dir;
 }
 
 /** The same server, its `postgres` maintenance database: where databases are created and dropped from. */
