@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -6,6 +8,7 @@ import { ensureSearchAttributes } from '../../bin/support/search-attributes.js';
 import { createWorker, installTemporalRuntime } from '../../bin/support/services.js';
 import { SA } from '../../core/search-attributes.js';
 import { createLogger } from '../../server/logger.js';
+import { createPool } from '../../store/database.js';
 import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
 import { createTestUser, type Stack, spawnServerProcess, startStack, testInfra } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
@@ -55,16 +58,38 @@ describe('search attributes', () => {
     }
   });
 
-  it('registering them again, from several processes at once, changes nothing', async () => {
+  it('processes registering them at once on a new namespace each return only when a start carrying them is accepted, and register each once', async () => {
     const namespace = await newNamespace();
-    const stack = await startStack({ env: { TEMPORAL_NAMESPACE: namespace }, worker: false });
+    const pool = createPool({ url: inject('testDatabaseUrl') });
+    const client = new Client({ connection, namespace });
     try {
-      const before = await connection.operatorService.listSearchAttributes({ namespace });
-      await Promise.all(Array.from({ length: 4 }, () => ensureSearchAttributes(connection, namespace, { pool: stack.services.pool })));
-      const after = await connection.operatorService.listSearchAttributes({ namespace });
-      expect(after.customAttributes).toEqual(before.customAttributes);
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, i) => {
+          await ensureSearchAttributes(connection, namespace, { pool });
+          // At once, as a Switchboard's first batch would: on a real server, a start naming an attribute
+          // registered a moment ago is refused until the frontend's namespace cache has it.
+          const started = await client.workflow.start('neverRuns', {
+            taskQueue: `nobody-polls-${namespace}`,
+            workflowId: `probe-${i}`,
+            typedSearchAttributes: [
+              { key: SA.tenant, value: 'ten_probe' },
+              { key: SA.user, value: 'usr_probe' },
+              { key: SA.integration, value: 'github' },
+              { key: SA.tool, value: ['github__create_issue'] },
+              { key: SA.outcome, value: 'PENDING' },
+            ],
+          });
+          await started.terminate('probe');
+        }),
+      );
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+      const ours = Object.fromEntries(Object.entries(customAttributes ?? {}).filter(([name]) => name.startsWith('Switchboard')));
+      expect(ours).toEqual(Object.fromEntries(Object.values(SA).map((key) => [key.name, encodeSearchAttributeIndexedValueType(key.type)])));
+      // Registered again, nothing changes.
+      await ensureSearchAttributes(connection, namespace, { pool });
+      expect((await connection.operatorService.listSearchAttributes({ namespace })).customAttributes).toEqual(customAttributes);
     } finally {
-      await stack.close();
+      await pool.end();
     }
   });
 
