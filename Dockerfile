@@ -1,4 +1,4 @@
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # chromium: the browser the server runs for cookie integrations' live sign-in (cookie capture) and
 # the worker runs for the browser built-in.
 RUN apt-get update && apt-get install -y --no-install-recommends chromium && rm -rf /var/lib/apt/lists/*

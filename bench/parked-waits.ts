@@ -12,9 +12,10 @@ import { round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
 import { mapWithConcurrency } from './lib/concurrency.js';
-import { cpuSince, cpuSnapshot } from './lib/cpu.js';
+import { cpuSince, cpuSnapshot, temporalCpuMs } from './lib/cpu.js';
 import { callTool } from './lib/http.js';
 import { formatTable, summary } from './lib/stats.js';
+import { onEachServer, SERVER_LABEL, type TemporalServerKind, temporalServersFromEnv } from './lib/temporal-servers.js';
 
 /**
  * What pending connection waits cost the worker while nothing happens: one worker process of its
@@ -26,6 +27,8 @@ import { formatTable, summary } from './lib/stats.js';
  * (the server's side of those would sit in this process, not the worker). At each level, after a
  * settle pause, the worker's CPU over IDLE_WINDOWS windows of IDLE_SEC and its RSS and V8 heap (its
  * /metrics) are read.
+ * It runs on each Temporal server of BENCH_TEMPORAL (default the dev server, then the Temporal
+ * server on PostgreSQL), with the server's own CPU and memory and PostgreSQL's CPU, side by side.
  * Goal (issue): idle CPU near zero, memory flat as the count grows.
  */
 export const name = 'parked-waits';
@@ -56,7 +59,7 @@ const USER_HZ_MS = 10;
 
 interface Level {
   pendingWaits: number;
-  /** Seconds it took to create this level's new waits, and their rate. */
+  /** Seconds it took to create this level's new waits (those above the level before), and their rate. */
   createSec: number;
   createdPerSec: number;
   /** Seconds since the first wait was created (each wait ends after PARAMETERS.waitTimeoutSec). */
@@ -66,6 +69,10 @@ interface Level {
   workerCpuPct: number;
   workerCpuMaxPct: number;
   temporalCpuPct: number;
+  /** The Temporal server process's resident memory. */
+  temporalRssMb: number;
+  /** Every PostgreSQL process's CPU over the idle windows, % of one core. */
+  postgresCpuPct: number;
   machineBusyPct?: number;
   rssMb: number;
   heapUsedMb: number;
@@ -75,20 +82,56 @@ interface Level {
 
 export async function run(): Promise<object> {
   const levels = levelsFromEnv();
+  const servers = temporalServersFromEnv(['dev', 'postgres']);
   const what =
     `${levels.join(', ')} pending waits (BENCH_PARKED_LEVELS), created ${PARAMETERS.createConcurrency} at a time, ` +
-    `${PARAMETERS.idleWindows} idle windows of ${PARAMETERS.idleSec} s each`;
+    `${PARAMETERS.idleWindows} idle windows of ${PARAMETERS.idleSec} s each, on ${servers.map((s) => SERVER_LABEL[s]).join(', then ')}`;
+  // Each server's waits must all still be pending when its last level is measured: the deadline is per server.
   const { timeoutSec, startedAt } = beginRun(name, what, PARAMETERS.waitTimeoutSec);
+  const byServer = await onEachServer(servers, (temporal) => measure(levels, timeoutSec, temporal));
+  const sideBySide = sideBySideOf(byServer);
+  return {
+    ...resultHeader(name, startedAt, {
+      ...PARAMETERS,
+      levels,
+      servers,
+      what: 'connect + one accepted waitForConnection Update per attempt, separate worker process',
+    }),
+    sideBySide,
+    servers: byServer,
+  };
+}
+
+/** Per level and server: the worker's and the Temporal server's idle CPU and memory, and Postgres's idle CPU. */
+function sideBySideOf(byServer: Partial<Record<TemporalServerKind, ReturnType<typeof report>>>) {
+  const rows = (Object.keys(byServer) as TemporalServerKind[]).flatMap((server) =>
+    byServer[server]!.levels.map((l) => ({
+      server: SERVER_LABEL[server],
+      'pending waits': l.pendingWaits,
+      'created/s': l.createdPerSec,
+      'worker CPU %': l.workerCpuPct,
+      'worker RSS MB': l.rssMb,
+      'temporal CPU %': l.temporalCpuPct,
+      'temporal RSS MB': l.temporalRssMb,
+      'postgres CPU %': l.postgresCpuPct,
+    })),
+  );
+  console.log('\nside by side, at rest (CPU as % of one core)');
+  console.log(formatTable(rows));
+  return rows;
+}
+
+function measure(levels: number[], timeoutSec: number, temporal: TemporalServerKind) {
   const env = { GITHUB_CLIENT_ID: 'bench-client', GITHUB_CLIENT_SECRET: 'bench-secret' };
-  return withBenchStack({ name, timeoutSec, github: false, worker: false, env }, async (bench) => {
+  return withBenchStack({ name, timeoutSec, github: false, worker: false, env, temporal }, async (bench) => {
     const metricsPort = await freePort();
     const worker = await spawnWorkerProcess({ ...bench.stack, env: { ...bench.stack.env, METRICS_PORT: String(metricsPort) } });
     try {
       const measured: Level[] = [];
-      const idleAt = (pendingWaits: number, createSec: number, firstAt: number) =>
-        measureIdle(bench, worker, metricsPort, { pendingWaits, createSec, firstAt });
+      const idleAt = (pendingWaits: number, newWaits: number, createSec: number, firstAt: number) =>
+        measureIdle(bench, worker, metricsPort, { pendingWaits, newWaits, createSec, firstAt });
       await sleep(PARAMETERS.settleSec * 1000, undefined, { signal: bench.signal });
-      measured.push(await idleAt(0, 0, performance.now()));
+      measured.push(await idleAt(0, 0, 0, performance.now()));
       console.log(`  0 pending waits: worker ${measured[0].workerCpuPct}% CPU, RSS ${measured[0].rssMb} MB`);
       let created = 0;
       let firstAt = 0;
@@ -97,13 +140,14 @@ export async function run(): Promise<object> {
         firstAt ||= started;
         await mapWithConcurrency(range(level - created), PARAMETERS.createConcurrency, () => park(bench));
         const createSec = (performance.now() - started) / 1000;
+        const newWaits = level - created;
         created = level;
         await sleep(PARAMETERS.settleSec * 1000, undefined, { signal: bench.signal });
-        const l = await idleAt(level, createSec, firstAt);
+        const l = await idleAt(level, newWaits, createSec, firstAt);
         measured.push(l);
         console.log(`  ${level} pending waits (created in ${round(createSec, 1)} s): worker ${l.workerCpuPct}% CPU, RSS ${l.rssMb} MB`);
       }
-      return report({ startedAt, levels, measured });
+      return report({ measured });
     } finally {
       await stopProcess(worker);
     }
@@ -132,10 +176,10 @@ async function park({ stack, user, signal }: BenchRun): Promise<void> {
 }
 
 async function measureIdle(
-  { stack, signal }: BenchRun,
+  { stack, signal, temporalPid }: BenchRun,
   worker: ChildProcess,
   metricsPort: number,
-  at: { pendingWaits: number; createSec: number; firstAt: number },
+  at: { pendingWaits: number; newWaits: number; createSec: number; firstAt: number },
 ): Promise<Level> {
   const start = cpuSnapshot();
   const workerPct: number[] = [];
@@ -157,11 +201,13 @@ async function measureIdle(
   return {
     pendingWaits: at.pendingWaits,
     createSec: round(at.createSec, 1),
-    createdPerSec: at.createSec ? round(at.pendingWaits / at.createSec, 1) : 0,
+    createdPerSec: at.createSec ? round(at.newWaits / at.createSec, 1) : 0,
     sinceFirstWaitSec: round((performance.now() - at.firstAt) / 1000, 0),
     workerCpuPct: round(summary(workerPct).p50, 2),
     workerCpuMaxPct: round(Math.max(...workerPct), 2),
-    temporalCpuPct: round(((used.childrenMs.temporal ?? 0) / spanMs) * 100, 2),
+    temporalCpuPct: round((temporalCpuMs(used) / spanMs) * 100, 2),
+    temporalRssMb: mb(processRssBytes(temporalPid)),
+    postgresCpuPct: round((used.postgresMs / spanMs) * 100, 2),
     machineBusyPct: used.machineBusy === undefined ? undefined : round(used.machineBusy * 100, 1),
     rssMb: mb(metric('process_resident_memory_bytes')),
     heapUsedMb: mb(metric('nodejs_heap_size_used_bytes')),
@@ -177,6 +223,12 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * USER_HZ_MS;
 }
 
+/** A process's resident memory in bytes, from /proc (Linux). */
+function processRssBytes(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb ? Number(kb) * 1024 : Number.NaN;
+}
+
 /** SIGTERM (the worker drains), then SIGKILL if it has not exited within 15 s. */
 async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -187,7 +239,7 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-function report(input: { startedAt: Date; levels: number[]; measured: Level[] }) {
+function report(input: { measured: Level[] }) {
   const { measured } = input;
   console.log(
     `\nworker process at rest, ${PARAMETERS.idleWindows} windows of ${PARAMETERS.idleSec} s after each level (CPU as % of one core; worker: median and busiest window)`,
@@ -200,6 +252,8 @@ function report(input: { startedAt: Date; levels: number[]; measured: Level[] })
         'worker CPU %': l.workerCpuPct,
         'busiest window %': l.workerCpuMaxPct,
         'temporal CPU %': l.temporalCpuPct,
+        'temporal RSS MB': l.temporalRssMb,
+        'postgres CPU %': l.postgresCpuPct,
         'machine busy %': l.machineBusyPct ?? '-',
         'RSS MB': l.rssMb,
         'heap used MB': l.heapUsedMb,
@@ -218,11 +272,6 @@ function report(input: { startedAt: Date; levels: number[]; measured: Level[] })
   );
   console.log(`goal idle worker CPU near zero (median window < 2% of a core at every level): ${cpuNearZero ? 'met' : 'NOT met'}`);
   return {
-    ...resultHeader(name, input.startedAt, {
-      ...PARAMETERS,
-      levels: input.levels,
-      what: 'connect + one accepted waitForConnection Update per attempt, separate worker process',
-    }),
     levels: measured,
     rssGrowthMb: rssGrowth,
     rssPerWaitKb: perWaitKb,

@@ -2,19 +2,21 @@ import { cpus } from 'node:os';
 import { round } from './lib/alternate.js';
 import { type BenchRun, GITHUB_LOGIN, getUserDirectly, withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
-import { type CpuUsed, cpuSince, cpuSnapshot } from './lib/cpu.js';
+import { type CpuUsed, cpuSince, cpuSnapshot, temporalCpuMs } from './lib/cpu.js';
 import { emptyBatchRunner } from './lib/empty-batch.js';
 import { callTool } from './lib/http.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, summary } from './lib/stats.js';
 import { type SustainedRun, sustain } from './lib/sustain.js';
+import { onEachServer, SERVER_LABEL, type TemporalServerKind, temporalServersFromEnv } from './lib/temporal-servers.js';
 
 /**
  * Sustained `connections_execute` calls per second (one GitHub call each, fake API, loopback) at
  * 8, 64 and 256 concurrent callers, each for BENCH_DURATION_SEC (default 15; the issue's figure is
  * 60), with errors and latency. Each level is followed by two ceilings with the same callers:
  * empty tool-batch workflows (what Temporal itself sustains here, no Switchboard code) and
- * GET /user straight to the fake API (the machine's HTTP ceiling).
+ * GET /user straight to the fake API (the machine's HTTP ceiling). It runs on each Temporal server of
+ * BENCH_TEMPORAL (default the dev server, then the Temporal server on PostgreSQL), side by side.
  */
 export const name = 'throughput';
 
@@ -29,7 +31,7 @@ const PARAMETERS = {
 
 interface Level {
   switchboard: SustainedRun;
-  /** CPU spent during the Switchboard run: this process (everything but Temporal and Postgres), the dev server, the machine. */
+  /** CPU spent during the Switchboard run: this process (everything but Temporal and Postgres), the Temporal server, Postgres, the machine. */
   cpu: CpuUsed;
   /** The most requests in flight at once at the fake API during the Switchboard run. */
   maxInFlightAtApi: number;
@@ -45,24 +47,51 @@ const SIDES = {
 
 export async function run(): Promise<object> {
   const durationSec = positiveIntFromEnv('BENCH_DURATION_SEC', 15);
-  const what = `${PARAMETERS.levels.join(' and ')} callers, ${durationSec} s each (+${PARAMETERS.warmupSec} s warm-up)`;
+  const servers = temporalServersFromEnv(['dev', 'postgres']);
+  const what = `${PARAMETERS.levels.join(' and ')} callers, ${durationSec} s each (+${PARAMETERS.warmupSec} s warm-up), on ${servers.map((s) => SERVER_LABEL[s]).join(', then ')}`;
   const deadline = 300 + PARAMETERS.levels.length * (durationSec + PARAMETERS.warmupSec + PARAMETERS.baselineSec) * 2;
-  const { timeoutSec, startedAt } = beginRun(name, what, deadline);
-  return withBenchStack(
-    {
-      name,
-      timeoutSec,
-      github: true,
-      // Every caller uses the one bench account: measure Switchboard's own overhead, not the per-account
-      // queue (CONNECTIONS_ACCOUNT_MAX_CONCURRENCY, default 8) that protects a real service from it.
-      env: { CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: '1000' },
-    },
-    async (bench) => {
-      const levels: Level[] = [];
-      for (const concurrency of PARAMETERS.levels) levels.push(await measureLevel(bench, concurrency, durationSec));
-      return report({ startedAt, durationSec, levels });
-    },
+  const { timeoutSec, startedAt } = beginRun(name, what, deadline * servers.length);
+  const byServer = await onEachServer(servers, (temporal) =>
+    withBenchStack(
+      {
+        name,
+        timeoutSec,
+        github: true,
+        temporal,
+        // Every caller uses the one bench account: measure Switchboard's own overhead, not the per-account
+        // queue (CONNECTIONS_ACCOUNT_MAX_CONCURRENCY, default 8) that protects a real service from it.
+        env: { CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: '1000' },
+      },
+      async (bench) => {
+        const levels: Level[] = [];
+        for (const concurrency of PARAMETERS.levels) levels.push(await measureLevel(bench, concurrency, durationSec));
+        return report({ durationSec, levels });
+      },
+    ),
   );
+  const sideBySide = sideBySideOf(byServer);
+  return { ...resultHeader(name, startedAt, { ...PARAMETERS, durationSec, servers }), sideBySide, servers: byServer };
+}
+
+/** Per level of callers and server: Switchboard's calls/s, Temporal's own ceiling, their ratio, and CPU per call. */
+function sideBySideOf(byServer: Partial<Record<TemporalServerKind, ReturnType<typeof report>>>) {
+  const rows = (Object.keys(byServer) as TemporalServerKind[]).flatMap((server) =>
+    byServer[server]!.map((l) => ({
+      server: SERVER_LABEL[server],
+      callers: l.concurrency,
+      'calls/s': round(l.switchboard.callsPerSec, 1),
+      'empty workflows/s': round(l.temporalOnly.callsPerSec, 1),
+      'of the ceiling': round(l.switchboard.callsPerSec / l.temporalOnly.callsPerSec, 2),
+      'p50 ms': l.switchboard.latency ? round(l.switchboard.latency.p50, 1) : '-',
+      errors: l.switchboard.errors,
+      'CPU ms/call: node': round(l.cpu.selfMs / l.switchboard.ok, 1),
+      temporal: round(temporalCpuMs(l.cpu) / l.switchboard.ok, 1),
+      postgres: round(l.cpu.postgresMs / l.switchboard.ok, 1),
+    })),
+  );
+  console.log('\nside by side');
+  console.log(formatTable(rows));
+  return rows;
 }
 
 async function measureLevel(bench: BenchRun, concurrency: number, durationSec: number): Promise<Level> {
@@ -101,7 +130,7 @@ function describe(run: SustainedRun) {
   };
 }
 
-function report(input: { startedAt: Date; durationSec: number; levels: Level[] }) {
+function report(input: { durationSec: number; levels: Level[] }) {
   const described = input.levels.map((l) => ({
     concurrency: l.switchboard.concurrency,
     switchboard: describe(l.switchboard),
@@ -135,7 +164,8 @@ function report(input: { startedAt: Date; durationSec: number; levels: Level[] }
       described.map((l) => ({
         callers: l.concurrency,
         'this process': round(l.cpu.selfMs / l.switchboard.ok, 1),
-        'temporal dev server': round((l.cpu.childrenMs.temporal ?? 0) / l.switchboard.ok, 1),
+        'temporal server': round(temporalCpuMs(l.cpu) / l.switchboard.ok, 1),
+        postgres: round(l.cpu.postgresMs / l.switchboard.ok, 1),
         'machine busy %': l.cpu.machineBusy === undefined ? '-' : round(l.cpu.machineBusy * 100, 0),
         cores: cpus().length,
       })),
@@ -144,8 +174,5 @@ function report(input: { startedAt: Date; durationSec: number; levels: Level[] }
   for (const l of described) {
     for (const [kind, count] of Object.entries(l.switchboard.errorKinds)) console.log(`  ${l.concurrency} callers, ${count}× ${kind}`);
   }
-  return {
-    ...resultHeader(name, input.startedAt, { ...PARAMETERS, durationSec: input.durationSec }),
-    levels: described,
-  };
+  return described;
 }

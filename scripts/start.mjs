@@ -1,9 +1,12 @@
 // `npm start`: install what is missing, then run the stack (bin/start.ts) under tsx.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureNodeModules, ensureTemporalCli, ROOT, say } from './setup.mjs';
+import { ensureNodeModules, ensureTemporalCli, nodeSupport, ROOT, say } from './setup.mjs';
 
 try {
+  // Which Node runs the stack, and a warning when it is not a line this project supports (package.json engines).
+  const node = nodeSupport(process.versions.node);
+  say(`${node.supported ? '' : 'warning: '}${node.message} (${process.execPath})`);
   ensureNodeModules();
   const env = { ...process.env };
   if (!env.TEMPORAL_ADDRESS) {

@@ -56,7 +56,9 @@ function phasesOf(events: Event[]): { calls: number; phases: Record<Phase, numbe
 
 /**
  * The phases of up to `limit` completed batches on `taskQueue`, grouped by how many calls they
- * ran, each phase as the median over that group's batches.
+ * ran, each phase as the median over that group's batches. Only batches Temporal started eagerly
+ * count (those a process with its own worker started): a benchmark's side that starts them from a
+ * server process apart is measured end to end instead.
  */
 export async function batchTimelines(client: Client, taskQueue: string, limit: number): Promise<Record<number, Record<Phase, number>>> {
   const ids: string[] = [];
@@ -69,6 +71,7 @@ export async function batchTimelines(client: Client, taskQueue: string, limit: n
   const groups = new Map<number, Record<Phase, number>[]>();
   for (const id of ids) {
     const history = await client.workflow.getHandle(id).fetchHistory();
+    if (history.events?.[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted !== true) continue;
     const timeline = phasesOf((history.events ?? []) as Event[]);
     if (timeline) groups.set(timeline.calls, [...(groups.get(timeline.calls) ?? []), timeline.phases]);
   }

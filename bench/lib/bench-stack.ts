@@ -4,6 +4,7 @@ import type { Stack, TestUser } from '../../test/support/stack.js';
 import { startWorldOn, type World, type WorldOptions } from '../../test/support/world.js';
 import { withTimeout } from './deadline.js';
 import { startBenchEnvironment } from './environment.js';
+import type { TemporalServerKind } from './temporal-servers.js';
 
 /**
  * The test world (test/support/world.ts) for one benchmark, on the bench environment: one user
@@ -34,6 +35,8 @@ export interface BenchRun {
   user: TestUser;
   github?: FakeGithub;
   signal: AbortSignal;
+  /** The Temporal server's process id. */
+  temporalPid: number;
 }
 
 export interface BenchStackOptions {
@@ -47,10 +50,12 @@ export interface BenchStackOptions {
   env?: Record<string, string>;
   /** More of the world: OAuth clients of the benchmark's own, the fake APIs. */
   world?: Pick<WorldOptions, 'clients' | 'apis'>;
+  /** The Temporal server to run on (default the dev server). */
+  temporal?: TemporalServerKind;
 }
 
 export async function withBenchStack<T>(options: BenchStackOptions, body: (run: BenchRun) => Promise<T>): Promise<T> {
-  const environment = await startBenchEnvironment();
+  const environment = await startBenchEnvironment({ temporal: options.temporal });
   const failed = new AbortController();
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutSec * 1000), environment.interrupted, failed.signal]);
   let world: World | undefined;
@@ -72,7 +77,7 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
     stack.workerRun?.catch(() => {});
     const user = await world.user();
     const github = options.github ? await connectGithub(world, user) : undefined;
-    return await body({ world, stack, user, github, signal });
+    return await body({ world, stack, user, github, signal, temporalPid: environment.temporalPid });
   } catch (err) {
     const abortedBy = signal.aborted ? signal.reason : undefined;
     failed.abort();
@@ -90,6 +95,22 @@ export async function withBenchStack<T>(options: BenchStackOptions, body: (run: 
       );
     await environment.teardown();
   }
+}
+
+/**
+ * A bench stack on each of `servers` at once (each its own Temporal server and Switchboard), for
+ * sides that alternate across servers round by round; all stopped again however `body` ends.
+ */
+export function withBenchStacksOn<T>(
+  servers: readonly TemporalServerKind[],
+  options: Omit<BenchStackOptions, 'temporal'>,
+  body: (runs: { server: TemporalServerKind; run: BenchRun }[]) => Promise<T>,
+): Promise<T> {
+  const open = (i: number, runs: { server: TemporalServerKind; run: BenchRun }[]): Promise<T> =>
+    i === servers.length
+      ? body(runs)
+      : withBenchStack({ ...options, temporal: servers[i] }, (run) => open(i + 1, [...runs, { server: servers[i], run }]));
+  return open(0, []);
 }
 
 /** Stores a GitHub account for `user` whose tokens the auth server really issued. */

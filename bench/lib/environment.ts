@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../bin/support/temporal-dev-server.js';
+import { startTemporalServer } from '../../bin/support/temporal-server.js';
 import { ensureDatabase } from '../../store/database.js';
-import { bundleWorkflowsInto, findTemporalCli } from '../../test/support/infra.js';
+import { bundleWorkflowsInto, findTemporalCli, findTemporalServer } from '../../test/support/infra.js';
 import { freePort } from '../../test/support/ports.js';
 import type { Infra } from '../../test/support/stack.js';
+import type { TemporalServerKind } from './temporal-servers.js';
 
 /** Benchmarks keep their schemas out of the development and test databases. */
 export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/switchboard_bench';
@@ -15,6 +17,8 @@ const FORCED_EXIT_MS = 45_000;
 
 export interface BenchEnvironment {
   infra: Infra;
+  /** The Temporal server's process (for its CPU and memory). */
+  temporalPid: number;
   /**
    * Aborts on the first Ctrl-C or SIGTERM, so the benchmark stops its work and cleans up after
    * itself (its schema, its stack) before calling teardown.
@@ -25,15 +29,19 @@ export interface BenchEnvironment {
 }
 
 /**
- * The infrastructure of one benchmark, outside vitest: a headless in-memory Temporal dev server
- * on a free loopback port, the bench database, and the workflows bundled once (a worker would
- * otherwise bundle them on every start). Whatever was started is stopped again if a later step
- * fails. The dev server runs in its own process group, so Ctrl-C does not reach it and it would
- * outlive this process: a first signal asks the benchmark to stop (`interrupted`); a second one,
- * or the benchmark not finishing within FORCED_EXIT_MS, tears down here and exits; and should the
- * process end any other way (a crash), the dev server is killed on the way out.
+ * The infrastructure of one benchmark, outside vitest: a Temporal server on a free loopback port —
+ * the headless in-memory dev server, or with `temporal: 'postgres'` the Temporal server itself on
+ * PostgreSQL (databases of its own next to the bench database, dropped afterwards) — the bench
+ * database, and the workflows bundled once (a worker would otherwise bundle them on every start).
+ * Whatever was started is stopped again if a later step fails. The server runs in its own process
+ * group, so Ctrl-C does not reach it and it would outlive this process: a first signal asks the
+ * benchmark to stop (`interrupted`); a second one, or the benchmark not finishing within
+ * FORCED_EXIT_MS, tears down here and exits; and should the process end any other way (a crash),
+ * the server is killed on the way out.
  */
-export async function startBenchEnvironment(options: { log?: (line: string) => void } = {}): Promise<BenchEnvironment> {
+export async function startBenchEnvironment(
+  options: { log?: (line: string) => void; temporal?: TemporalServerKind } = {},
+): Promise<BenchEnvironment> {
   const undo: (() => Promise<void> | void)[] = [];
   const onExit: (() => void)[] = [];
   const runOnExit = () => {
@@ -69,7 +77,10 @@ export async function startBenchEnvironment(options: { log?: (line: string) => v
   try {
     const cli = findTemporalCli();
     await ensureDatabase(BENCH_DATABASE_URL);
-    const server = await startDevServer({ cli, port: await freePort(), headless: true, log: options.log });
+    const server =
+      options.temporal === 'postgres'
+        ? await startTemporalServer({ binDir: findTemporalServer(), cli, databaseUrl: BENCH_DATABASE_URL, log: options.log })
+        : await startDevServer({ cli, port: await freePort(), headless: true, log: options.log });
     undo.push(() => server.stop());
     onExit.push(() => killProcessGroup(server.process.pid));
 
@@ -81,6 +92,7 @@ export async function startBenchEnvironment(options: { log?: (line: string) => v
 
     return {
       infra: { temporalAddress: server.address, databaseUrl: BENCH_DATABASE_URL, workflowBundlePath },
+      temporalPid: server.process.pid!,
       interrupted: interruption.signal,
       teardown,
     };

@@ -1,5 +1,4 @@
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
-import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type BuiltinServices, createBuiltinServices } from '../../activities/tool-services.js';
@@ -7,7 +6,6 @@ import { ApprovalWaiter } from '../../approvals/waiter.js';
 import { upstreamServices } from '../../connections/upstream-services.js';
 import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
-import { SA } from '../../core/search-attributes.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
 import type { DemoIntegration } from '../../demo/integration.js';
 import pkg from '../../package.json' with { type: 'json' };
@@ -23,6 +21,7 @@ import { Keyring } from '../../store/keyring.js';
 import { tenantUpstreamSource } from '../../store/tenant-upstream-servers.js';
 import { trackWorker } from '../../telemetry/metrics.js';
 import { ensurePruneSchedule } from './prune-schedule.js';
+import { ensureSearchAttributes } from './search-attributes.js';
 
 /** Reads and validates the environment; throws a ConfigError naming every bad variable. */
 export function readConfig(env: Record<string, string | undefined>): Config {
@@ -105,17 +104,6 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<P
 
 export const temporalAddress = (config: Config) => config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
 
-/** Registers Switchboard's search attributes on a server that lacks them (an existing cluster). */
-export async function ensureSearchAttributes(connection: Pick<NativeConnection, 'operatorService'>, namespace: string): Promise<void> {
-  const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  const missing = Object.values(SA).filter((key) => !(key.name in (existing.customAttributes ?? {})));
-  if (!missing.length) return;
-  await connection.operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, encodeSearchAttributeIndexedValueType(key.type)!])),
-  });
-}
-
 export interface Services extends ServiceContext {
   /**
    * One native connection for the client and, in a process that runs one, the worker: Temporal
@@ -139,7 +127,7 @@ export async function openServices(
   const pool = await prepareDatabase(config, logger);
   await installTemporalRuntime(logger);
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
-  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, { pool, logger });
   const temporal = new Client({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

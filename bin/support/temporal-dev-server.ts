@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../../core/search-attributes.js';
+import { DYNAMIC_CONFIG_FLAGS } from './temporal-dynamic-config.js';
 
 export interface DevServerOptions {
   cli: string;
@@ -36,14 +37,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     options.namespace ?? 'default',
     '--log-level',
     'warn',
-    // Each saves a trip through the task queues: a new batch's first workflow task comes back in
-    // the start response; a workflow's normal activities come back in its task's completion.
-    '--dynamic-config-value',
-    'system.enableEagerWorkflowStart=true',
-    '--dynamic-config-value',
-    'system.enableActivityEagerExecution=true',
-    '--dynamic-config-value',
-    'frontend.enableUpdateWorkflowExecution=true',
+    ...DYNAMIC_CONFIG_FLAGS.flatMap((flag) => ['--dynamic-config-value', flag]),
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((flag) => ['--search-attribute', flag]),
   ];
   if (options.dbFilename) {

@@ -33,29 +33,28 @@ describe('search', () => {
 
   it("SEARCH_DEBUG=1 logs each result's score parts for the operator; the answer keeps its fields", async () => {
     const query = 'file a github issue about the debug flag';
-    const logged = () =>
-      stack.logs
+    const logged = (on: typeof stack) =>
+      on.logs
         .text()
         .split('\n')
         .filter((line) => line.includes('search score parts') && line.includes(query));
     await alice.call('search_tools', { query, limit: 3 });
-    expect(logged()).toEqual([]);
-    stack.services.config.SEARCH_DEBUG = true;
-    try {
-      const { body } = await alice.call('search_tools', { query, limit: 3 });
-      expect(body.tools[0]).toEqual({ name: 'github_create_issue', description: expect.any(String), integration: 'github' });
-      const [line] = logged();
-      expect(JSON.parse(line).results[0]).toMatchObject({
-        name: 'github__create_issue',
-        score: expect.any(Number),
-        text: expect.any(Number),
-        operation: expect.any(Number),
-        integration: expect.any(Number),
-        connected: expect.any(Boolean),
-      });
-    } finally {
-      stack.services.config.SEARCH_DEBUG = false;
-    }
+    expect(logged(stack)).toEqual([]);
+    // The operator sets the variable on a Switchboard (in every one of its server processes, when it runs as several).
+    const debugging = await world.startStack({ env: { SEARCH_DEBUG: '1' }, worker: false });
+    const { body } = await (await createTestUser(debugging)).call('search_tools', { query, limit: 3 });
+    expect(body.tools[0]).toEqual({ name: 'github_create_issue', description: expect.any(String), integration: 'github' });
+    // A server process's log line arrives through its stdout, a moment after its answer may.
+    await expect.poll(() => logged(debugging).length).toBeGreaterThan(0);
+    const [line] = logged(debugging);
+    expect(JSON.parse(line).results[0]).toMatchObject({
+      name: 'github__create_issue',
+      score: expect.any(Number),
+      text: expect.any(Number),
+      operation: expect.any(Number),
+      integration: expect.any(Number),
+      connected: expect.any(Boolean),
+    });
   });
 
   it('validates query and limit', async () => {

@@ -63,6 +63,9 @@ describe('npm start', () => {
     while (!output.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null)
       await new Promise((r) => setTimeout(r, 200));
     expect(output, output).toContain('Switchboard is running');
+    // It says which Node runs it (the suite's own, a supported line: no warning).
+    expect(output).toContain(`[switchboard] Node ${process.versions.node} (${process.execPath})`);
+    expect(output).not.toContain('warning: Node');
 
     const key = /Demo API key\s+(sbk_\S+)/.exec(output)?.[1];
     expect(key).toBeTruthy();

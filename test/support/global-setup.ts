@@ -13,6 +13,8 @@ declare module 'vitest' {
     temporalCli: string;
     workflowBundlePath: string;
     testDatabaseUrl: string;
+    /** Set by `npm run test:cluster` (cluster-setup.ts): run each stack's servers and workers as processes. */
+    stackProcesses?: { servers: number; workers: number };
   }
 }
 

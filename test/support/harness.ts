@@ -11,6 +11,7 @@ export function testInfra(): Infra {
     temporalAddress: inject('temporalAddress'),
     databaseUrl: inject('testDatabaseUrl'),
     workflowBundlePath: inject('workflowBundlePath'),
+    processes: inject('stackProcesses'),
   };
 }
 

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH, WORKFLOWS_PATH } from '../../plugin/index.js';
+import { TEMPORAL_SERVER_VERSION, temporalServerBinDir } from '../../scripts/setup.mjs';
 
 /** What both `npm test` (global-setup.ts) and the benchmarks (bench/lib/environment.ts) start from. */
 
@@ -14,6 +15,17 @@ export function findTemporalCli(): string {
     throw new Error(`No Temporal CLI: set TEMPORAL_CLI, or run \`npm test\` once so it is built into ${cached}`);
   }
   return cli;
+}
+
+/** The folder with `temporal-server` and `temporal-sql-tool` that `npm run test:cluster` builds once. */
+export function findTemporalServer(): string {
+  const dir = temporalServerBinDir();
+  if (!existsSync(join(dir, 'temporal-server')) || !existsSync(join(dir, 'temporal-sql-tool'))) {
+    throw new Error(
+      `No Temporal server ${TEMPORAL_SERVER_VERSION} in ${dir}: run \`npm run test:cluster\` once so it is built, or set TEMPORAL_SERVER_BIN`,
+    );
+  }
+  return dir;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Worker } from '@temporalio/worker';
@@ -9,7 +10,9 @@ import { createApiKey } from '../../store/api-keys.js';
 import { createLoginToken } from '../../store/login-tokens.js';
 import { createTenant } from '../../store/tenants.js';
 import { createUser, type User } from '../../store/users.js';
+import { registry } from '../../telemetry/metrics.js';
 import { freePort } from './ports.js';
+import { SwitchboardProcesses, spawnSwitchboardProcess } from './switchboard-processes.js';
 
 export const TEST_KEY = `test1:${randomBytes(32).toString('base64')}`;
 
@@ -26,32 +29,46 @@ export class LogCapture extends Writable {
 }
 
 export interface Stack {
+  /** Switchboard's services in this process: its pool, Temporal client, keyring… (what tests inspect and drive directly). */
   services: Services;
+  /** The in-process worker, when the stack runs in one process. */
   worker?: Worker;
   workerRun?: Promise<void>;
+  /** The HTTP server, or with `Infra.processes` the load balancer in front of the server processes. */
   http: RunningServer;
   baseUrl: string;
   schema: string;
+  /** Every log line of the stack, its child processes' included. */
   logs: LogCapture;
   env: Record<string, string>;
-  /** The demo integration, when the stack was started with `demo` (as `npm start` serves it). */
+  /** The demo integration, when the stack was started with `demo` (as `npm start` serves it; in-process stacks only). */
   demo?: RunningDemo;
   /** The demo's lines for the terminal (sign-ins, consents, tokens, refreshes, revocations). */
   demoLog: string[];
-  /** Starts (or restarts) the in-process worker. */
+  /** The stack's HTTP server and worker processes with `Infra.processes` (none otherwise). */
+  processes: SwitchboardProcesses;
+  /** Starts (or restarts) the stack's worker: in this process, or its worker processes. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  /** The /metrics text of every process that runs part of this Switchboard, this one included. */
+  metricsTexts(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 /**
  * A whole Switchboard on real parts (no vitest here, so benchmarks use it too): its own Postgres schema, its own task
- * queue on the shared Temporal dev server, a worker and an HTTP server on a free port.
+ * queue on the shared Temporal server, a worker and an HTTP server on a free port.
  */
 export interface Infra {
   temporalAddress: string;
   databaseUrl: string;
   workflowBundlePath: string;
+  /**
+   * Run each stack as a cluster does: this many HTTP server processes (`bin/server.ts`) behind a
+   * round-robin load balancer on the stack's port, and this many worker processes (`bin/worker.ts`).
+   * Without it, the HTTP server and the worker run inside the test's own process.
+   */
+  processes?: { servers: number; workers: number };
 }
 
 export interface StackOptions {
@@ -77,6 +94,9 @@ export async function startStackOn(infra: Infra, options: StackOptions = {}): Pr
     PORTAL_SIGNING_SECRET: randomBytes(32).toString('hex'),
     // Debug by default so leak checks read every line; benchmarks pass their own level.
     LOG_LEVEL: 'debug',
+    // As separate processes, a stack holds five pools (four processes and this one's services):
+    // two test files at once must fit, with the Temporal server, in PostgreSQL's default 100 connections.
+    ...(infra.processes ? { DATABASE_POOL_MAX: '4' } : {}),
     ...options.env,
   };
   const config = configFromEnv(env);
@@ -88,7 +108,8 @@ export async function startStackOn(infra: Infra, options: StackOptions = {}): Pr
   const services = await openServices(config, createLogger({ level: config.LOG_LEVEL, destination: logs }), {
     demo: demo?.integration,
   });
-  const http = await listen(services, port);
+  const processes = new SwitchboardProcesses({ env, logs });
+  const http = infra.processes ? await processes.startServers(infra.processes.servers, port) : await listen(services, port);
   const stack: Stack = {
     services,
     http,
@@ -98,11 +119,14 @@ export async function startStackOn(infra: Infra, options: StackOptions = {}): Pr
     env,
     demo,
     demoLog,
+    processes,
     async startWorker() {
+      if (infra.processes) return processes.startWorkers(infra.processes.workers);
       stack.worker = await createWorker(services, { workflowBundle: { codePath: infra.workflowBundlePath } });
       stack.workerRun = stack.worker.run();
     },
     async stopWorker() {
+      await processes.stopWorkers();
       const { worker, workerRun } = stack;
       if (!worker) return;
       stack.worker = undefined;
@@ -110,9 +134,13 @@ export async function startStackOn(infra: Infra, options: StackOptions = {}): Pr
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => {});
     },
+    async metricsTexts() {
+      return [await registry.metrics(), ...(await processes.metricsTexts())];
+    },
     async close() {
       await stack.stopWorker();
       await http.close();
+      await processes.stop();
       await services.pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await services.close();
       await demo?.close();
@@ -169,42 +197,11 @@ export async function killProcess(child: import('node:child_process').ChildProce
  * Switchboard's worker as a separate OS process (`bin/worker.ts`), so a test can SIGKILL it
  * mid-run the way a crash would, and start a new one.
  */
-export function spawnWorkerProcess(stack: Stack): Promise<import('node:child_process').ChildProcess> {
-  return spawnBin(stack, 'bin/worker.ts', 'worker running');
+export function spawnWorkerProcess(stack: Pick<Stack, 'env' | 'logs'>): Promise<ChildProcess> {
+  return spawnSwitchboardProcess(stack, 'worker', { LOG_LEVEL: 'info' });
 }
 
 /** The HTTP server as a separate OS process (`bin/server.ts`) on `port`, so a test can SIGKILL it mid-request. */
-export function spawnServerProcess(stack: Stack, port: number): Promise<import('node:child_process').ChildProcess> {
-  return spawnBin(stack, 'bin/server.ts', 'HTTP server listening', { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
-}
-
-async function spawnBin(
-  stack: Stack,
-  entry: string,
-  ready: string,
-  env: Record<string, string> = {},
-): Promise<import('node:child_process').ChildProcess> {
-  const { spawn } = await import('node:child_process');
-  const root = new URL('../..', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: root,
-    env: { ...process.env, ...stack.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    let partial = '';
-    const onData = (d: Buffer) => {
-      output += d;
-      // Whole lines only, so two processes' output never interleaves inside a line.
-      const lines = (partial + d.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) stack.logs.lines.push(`${line}\n`);
-      if (output.includes(ready)) resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before running:\n${output}`)));
-  });
-  return child;
+export function spawnServerProcess(stack: Pick<Stack, 'env' | 'logs'>, port: number): Promise<ChildProcess> {
+  return spawnSwitchboardProcess(stack, 'server', { LOG_LEVEL: 'info', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
 }
