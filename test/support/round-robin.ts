@@ -16,12 +16,14 @@ export interface RoundRobin {
  * provider's callback, a wait — land on different processes. Responses stream through (SSE too).
  */
 export async function startRoundRobin(port: number, backends: string[]): Promise<RoundRobin> {
-  const served = backends.map(() => 0);
+  // `backends` may still be filling in (the balancer holds its port before the servers are up).
+  const served: number[] = [];
   let next = 0;
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (backends.length === 0) return res.writeHead(503, { 'content-type': 'text/plain' }).end('no backend is up yet');
     const index = next++ % backends.length;
-    served[index]++;
+    served[index] = (served[index] ?? 0) + 1;
     const target = new URL(req.url ?? '/', backends[index]);
     const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);

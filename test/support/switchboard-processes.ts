@@ -68,13 +68,26 @@ export class SwitchboardProcesses {
 
   /** `count` HTTP server processes, and the balancer in front of them on `port` (the stack's PUBLIC_BASE_URL). */
   async startServers(count: number, port: number) {
-    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
-    // Side by side: each spends its start mostly waiting (tsx, Postgres, Temporal).
-    this.servers.push(...(await Promise.all(ports.map((own) => this.spawn('server', { PORT: String(own) })))));
-    const backends = ports.map((own) => `http://127.0.0.1:${own}`);
+    // The balancer binds its port first: a port found free now may be another connection's by the
+    // time the servers are up (seconds later), as ephemeral ports come from the same range.
+    const backends: string[] = [];
     this.balancer = await startRoundRobin(port, backends);
     const balancer = this.balancer;
+    // Side by side: each spends its start mostly waiting (tsx, Postgres, Temporal).
+    const started = await Promise.all(Array.from({ length: count }, () => this.spawnServer()));
+    for (const { child, url } of started) {
+      this.servers.push(child);
+      backends.push(url);
+    }
     return { server: balancer.server, url: balancer.url, close: () => balancer.close() };
+  }
+
+  /** One server process on a free port. */
+  private spawnServer(): Promise<{ child: ChildProcess; url: string }> {
+    return onFreshPorts(async () => {
+      const own = await freePort();
+      return { child: await this.spawn('server', { PORT: String(own) }), url: `http://127.0.0.1:${own}` };
+    });
   }
 
   /** How many requests each server process answered, in start order. */
@@ -83,7 +96,7 @@ export class SwitchboardProcesses {
   }
 
   async startWorkers(count: number) {
-    this.workers.push(...(await Promise.all(Array.from({ length: count }, () => this.spawn('worker', {})))));
+    this.workers.push(...(await Promise.all(Array.from({ length: count }, () => onFreshPorts(() => this.spawn('worker', {}))))));
   }
 
   /** Stops the worker processes as an orchestrator would (SIGTERM: they drain and exit). */
@@ -118,6 +131,19 @@ export class SwitchboardProcesses {
     const child = await spawnSwitchboardProcess(this.host, kind, { ...env, METRICS_PORT: String(operatorPort) });
     this.operatorUrls.set(child, `http://127.0.0.1:${operatorPort}`);
     return child;
+  }
+}
+
+/**
+ * Starts a process on ports found free just before: again, on other ports, when one was taken
+ * before the process bound it (ephemeral ports of other connections come from the same range).
+ */
+async function onFreshPorts<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (attempts <= 1 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    return onFreshPorts(start, attempts - 1);
   }
 }
 
