@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { consentAtDemo } from '../../bin/support/demo-person.js';
 import { launchBrowser } from '../../test/support/browser.js';
 import { consentAs, signedInPage } from '../../test/support/consent.js';
@@ -110,7 +110,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => webhook.listen(hookPort, '127.0.0.1', resolve));
   browser = await launchBrowser();
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   for (const p of processes) p.kill('SIGKILL');
@@ -127,12 +127,15 @@ describe('examples/agent-workflow', () => {
     await stack.startWorker();
     const user: TestUser = await createTestUser(stack, { email: 'demo-agent-user@example.com' });
     const agentWorker = await spawnAgentWorker(false);
+    // This worker prints links instead of posting them: it must not outlive this test, whatever happens,
+    // or it would take the next test's activities from the shared queue.
+    onTestFinished(() => kill(agentWorker.child));
     const started = spawnExample(
       'start.ts',
       [user.user.tenantId, user.user.id],
       exampleEnv({ TEMPORAL_TASK_QUEUE: stack.env.TEMPORAL_TASK_QUEUE }),
     );
-    await expect.poll(() => agentWorker.output(), { timeout: 30_000 }).toMatch(/Please connect demo: (\S+)/);
+    await expect.poll(() => agentWorker.output(), { timeout: 90_000 }).toMatch(/Please connect demo: (\S+)/);
     const link = /Please connect demo: (\S+)/.exec(agentWorker.output())![1];
     expect(started.output()).toMatch(/started digest-demo-\S+ \(demo\); waiting/);
 
@@ -142,14 +145,22 @@ describe('examples/agent-workflow', () => {
     expect(await page.locator('h1').textContent()).toBe('Connected');
     await page.context().close();
 
-    const code = await new Promise((resolve) => started.child.once('exit', resolve));
+    // Bounded below the test's own timeout, so a hang says where it hung (both processes' output).
+    const code = await Promise.race([
+      new Promise((resolve) => started.child.once('exit', resolve)),
+      new Promise((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`start.ts did not end:\n${started.output()}\nthe agent worker printed:\n${agentWorker.output()}`)),
+          150_000,
+        ).unref(),
+      ),
+    ]);
     expect(code, started.output()).toBe(0);
     const result = JSON.parse(started.output().slice(started.output().indexOf('{')));
     expect(result).toEqual({ ok: true, result: { tasks: expect.arrayContaining([expect.objectContaining({ done: false })]) } });
     expect(notices).toEqual([]);
-    agentWorker.child.kill('SIGKILL');
     await stack.stopWorker();
-  }, 120_000);
+  }, 300_000);
 
   it('with GitHub: connects through the user, survives both workers being killed while it waits, and runs the tool', async () => {
     let switchboardWorker = await spawnWorkerProcess(stack);
@@ -163,11 +174,11 @@ describe('examples/agent-workflow', () => {
       [user.user.tenantId, user.user.id],
       exampleEnv({ GITHUB_CLIENT_ID: stack.env.GITHUB_CLIENT_ID, TEMPORAL_TASK_QUEUE: stack.env.TEMPORAL_TASK_QUEUE }),
     );
-    await expect.poll(() => started.output(), { timeout: 30_000 }).toMatch(/started (digest-github-\S+) \(github\)/);
+    await expect.poll(() => started.output(), { timeout: 90_000 }).toMatch(/started (digest-github-\S+) \(github\)/);
     const handle = stack.services.temporal.workflow.getHandle(/started (\S+)/.exec(started.output())![1]);
 
     // The tool answered not_connected, so the app's activity posted a connect link.
-    await expect.poll(() => notices.length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => notices.length, { timeout: 90_000 }).toBe(1);
     expect(notices[0]).toMatchObject({
       integration: 'github',
       reason: 'not_connected',
@@ -197,5 +208,5 @@ describe('examples/agent-workflow', () => {
     expect(notices).toHaveLength(1);
     await new Promise((resolve) => (started.child.exitCode === null ? started.child.once('exit', resolve) : resolve(undefined)));
     expect(started.output()).toContain('agent-octo/repo-0');
-  }, 180_000);
+  }, 360_000);
 });
