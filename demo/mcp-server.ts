@@ -1,4 +1,3 @@
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -6,6 +5,7 @@ import express, { Router } from 'express';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import { answerStatelessMcp } from '../server/mcp-stateless.js';
+import { accessTokenVerifier } from './access-token-verifier.js';
 import { DEMO_SCOPES } from './authorization-server.js';
 import type { DemoState } from './demo-state.js';
 import { type TaskBoard, TaskNotFound } from './task-board.js';
@@ -55,22 +55,11 @@ export function demoMcpServer(options: DemoMcpServerOptions): Router {
     });
   });
 
-  const verifier = {
-    async verifyAccessToken(token: string) {
-      const found = await provider.AccessToken.find(token);
-      if (!found || found.isExpired) throw new InvalidTokenError('The access token is not valid');
-      const audience = Array.isArray(found.aud) ? found.aud[0] : found.aud;
-      const facts: TokenFacts = { account: found.accountId ?? '', grantId: found.grantId, issuedAt: found.iat };
-      return {
-        token,
-        clientId: found.clientId ?? '',
-        scopes: (found.scope ?? '').split(' ').filter(Boolean),
-        expiresAt: found.exp,
-        ...(audience && { resource: new URL(audience) }),
-        extra: { ...facts },
-      };
-    },
-  };
+  const verifier = accessTokenVerifier(provider, (found): TokenFacts & Record<string, unknown> => ({
+    account: found.accountId ?? '',
+    grantId: found.grantId,
+    issuedAt: found.iat,
+  }));
 
   router.post(
     '/mcp',

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import express from 'express';
 import Provider, { errors } from 'oidc-provider';
 import { z } from 'zod';
+import { accessTokenVerifier } from '../../demo/access-token-verifier.js';
 import { answerStatelessMcp } from '../../server/mcp-stateless.js';
 import { serveClientMetadata } from '../../server/oauth/client-metadata.js';
 import { freePort } from './ports.js';
@@ -156,21 +156,7 @@ function mcpApp(provider: Provider, mcpUrl: string, metadataUrl: string, authori
   app.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => {
     res.json({ resource: mcpUrl, authorization_servers: authorizationServers(), scopes_supported: ['mcp:read', 'mcp:write'] });
   });
-  const verifier = {
-    async verifyAccessToken(token: string) {
-      const found = await provider.AccessToken.find(token);
-      if (!found || found.isExpired) throw new InvalidTokenError('The access token is not valid');
-      const audience = Array.isArray(found.aud) ? found.aud[0] : found.aud;
-      return {
-        token,
-        clientId: found.clientId ?? '',
-        scopes: (found.scope ?? '').split(' ').filter(Boolean),
-        expiresAt: found.exp,
-        ...(audience && { resource: new URL(audience) }),
-        extra: { subject: found.accountId },
-      };
-    },
-  };
+  const verifier = accessTokenVerifier(provider, (found) => ({ subject: found.accountId }));
   app.use(express.json());
   app.post(
     '/mcp',
