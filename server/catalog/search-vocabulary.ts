@@ -142,6 +142,8 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   containing: { search: 0.8 },
   backlog: { list: 0.6 },
   pull: { extract: 0.6 },
+  grab: { get: 0.8, extract: 0.4 },
+  dump: { get: 0.8, list: 0.4 },
   // create
   create: { create: 1 },
   new: { create: 0.8 },
@@ -287,7 +289,16 @@ export const INTENT_WORDS: Record<string, Weighted> = {
 };
 
 /** ".product-title" is a CSS class (the browser's extract); ".gz" or ".json" is a kind of file. */
-export const CSS_CLASS = /(?:^|\s)\.(?!(?:gz|zip|tar|tgz|json|csv|txt|md|pdf|png|jpe?g|gif|svg|html?|xml|ya?ml|log|ts|js|py)\b)[a-z][\w-]*/;
+export const CSS_CLASS =
+  /(?:^|\s)\.(?!(?:gz|zip|tar|tgz|json|csv|txt|md|pdf|png|jpe?g|gif|svg|html?|xml|ya?ml|log|ts|js|py)\b)[a-z][\w-]*(?![\w-]*\/)/;
+
+/**
+ * "notes about taxes", "what notes do I have about taxes", "my note about the gate code": things found by their subject, which is a
+ * value to look for rather than words of a tool ("a bug about the crash" is one to make, "ping the
+ * channel about the release" a message to send).
+ */
+export const TOPIC_CLAUSE =
+  /(?:(?<!\b(?:ping|tell|message|msg|dm|notify|remind|email|ask|warn|alert|inform|update|slack) )\b(?:my|the|any|some|our) [a-z]+|\b[a-z]{3,}s(?: (?:do|did|have|has|i|we|you|they|there|are|is)){0,3}) (?:about|regarding|concerning|mentioning) (?!#?\d|[a-z][a-z0-9]+-\d)((?:the |my |our )?[a-z]{3,}.*)$/i;
 
 /** Phrases read before single words, so "who am I" is one intent and not three words. */
 export const INTENT_PHRASES: [RegExp, Weighted][] = [
@@ -320,7 +331,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bgit log\b/, { list: 1.5 }],
   [/\bwhat(?:'s| is) (?:the|in)\b/, { get: 0.8 }],
   [
-    /\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) open\b|\b(?:issues|prs|tickets|bugs|pull requests) (?:still )?open\b/,
+    /\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) (?:still |currently |now )?open\b|\b(?:issues|prs|tickets|bugs|pull requests) (?:still |currently )?open\b/,
     { list: 0.8, search: 0.6 },
   ],
   [/\bopen (?:my|the|this|that)\b/, { get: 0.8 }],
@@ -357,7 +368,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   // "where can ABC-7 go from here": the transitions it has.
   [/\bwhere can \S+ (?:go|move)\b|\b(?:go|move) (?:next|from here)\b/, { list: 1, transition: 0.8 }],
   [/\bsend [a-z][a-z0-9]+-\d+ (?:back )?to\b/, { transition: 1.5 }],
-  [/\btake (?:a |an )?(?:picture|photo|snapshot|screen ?shot|screen ?grab|image)\b/, { screenshot: 1.5 }],
+  [/\b(?:take|grab|snap) (?:a |an )?(?:picture|photo|snapshot|screen ?shot|screen ?grab|image)\b/, { screenshot: 1.5 }],
   [/\bselectors?\b/, { extract: 1 }],
   // "PROJ-12 assigned to them": one thing given to someone, not things filtered by assignee.
   [/\b[a-z][a-z0-9]+-\d+ (?:\w+ )?assigned to\b/, { assign: 1.5 }],
@@ -365,9 +376,20 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bclean up\b/, { delete: 0.8, update: 0.6 }],
   [/\bset up\b|\bspin up\b|\bwrite up\b/, { create: 1 }],
   [/\bopen [a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev)\b/, { open: 1.5 }],
+  // "which statuses can PROJ-4 move to", "possible next states": the transitions it has.
+  [/\b(?:which|what|possible|available|valid|allowed|next)\b (?:\w+ ){0,2}(?:statuses|states|transitions)\b/, { list: 1, transition: 0.6 }],
+  // "jira assignee change", "priority update": the thing changed named before the change.
+  [/\bassignee (?:change|update|swap)\b/, { assign: 1.5 }],
+  // "notes about taxes", "my note about the gate code": things found by their subject ("a bug about
+  // the crash" is one to make).
+  [TOPIC_CLAUSE, { search: 1 }],
+  // "everything I've noted so far": all of them.
+  [/\bso far\b|\b(?:everything|all) (?:that )?(?:i|we)(?:'ve| have)? \w+ed\b/, { list: 1 }],
+  // "what is the id of the #ops channel": an id is looked up among them.
+  [/\bids? (?:of|for)\b/, { list: 1 }],
   // "add the label x to issue 14", "add a tag to my note": something put on a thing changes it.
   [
-    /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:labels?|tags?|assignees?|priority|due date)\b/,
+    /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:'[^']*' |"[^"]*" )?(?:labels?|tags?|assignees?|priority|due date)\b/,
     { update: 1.2 },
   ],
 ];
@@ -391,7 +413,15 @@ export const KEEP_AS_TEXT = new Set([
   'post',
   'report',
   'backlog',
+  'recent',
+  'authored',
 ]);
+
+/** Intent words that describe what is asked for and are never its verb: text even as the first word. */
+export const DESCRIBING_WORDS = new Set(['recent']);
+
+/** Intent words that are verbs only as the request's first word ("message Bob …", "an error message"). */
+export const NOUNS_FIRST = new Set(['message', 'msg', 'content']);
 
 /** Verbs that lend their noun the operation: `add_comment` comments, `add_reaction` reacts. */
 export const LIGHT_VERBS = new Set(['add', 'submit', 'post']);
@@ -425,6 +455,18 @@ export const REWRITES: [RegExp, string][] = [
   [/\b(?:change history|history of changes)\b/gi, 'list commits for'],
   // "get the list of slack channels": list them.
   [/\b(?:get|show|give|fetch|see)(?: me)? (?:the |a )?(?:full |whole )?list of\b/gi, 'list'],
+  // "note on PROJ-5 that QA passed": a comment on that issue, not a note of one's own.
+  [/^note (on|to) (?=#?\d|[A-Z][A-Z0-9]+-\d|(?:the |this |that )?(?:issue|ticket|bug|pr)\b)/i, 'comment $1 '],
+  // "the last messages in #deploys", "what did people say in #general": what was said there lately.
+  [/\b(?:last|latest|newest) (?=(?:\d+ )?(?:messages|posts|chatter|conversations?|discussions?)\b)/gi, 'recent '],
+  [
+    /\bwhat (?:did|have|has) (?:people|everyone|everybody|folks|they|the team) (?:been )?(?:say|said|saying|post|posted|posting|talk|talked|talking|discuss|discussed|discussing)\b/gi,
+    'recent messages',
+  ],
+  // "messages posted in #deploys": where they were posted, not something to post.
+  [/\b(?:posted|sent|said|written) (?=(?:in|on|to) #)/gi, ''],
+  // "issues I opened": authored by me, a search (the verb is no subject word).
+  [/\b(?:i|we) (?:opened|created|filed|wrote|authored|reported|raised)\b/gi, 'authored by me'],
   // "pull up issue 77": show it.
   [/\bpull up\b/gi, 'get'],
   // "tell me about", "tell me what": a question to answer, not a message to send.

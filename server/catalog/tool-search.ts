@@ -4,15 +4,18 @@ import type { ToolEntry } from '../../providers/registry.js';
 import { baseForm, normalizeTerm, STOP_WORDS, stem, tokenize } from './search-terms.js';
 import {
   CSS_CLASS,
+  DESCRIBING_WORDS,
   INTENT_PHRASES,
   INTENT_WORDS,
   KEEP_AS_TEXT,
   LIGHT_VERBS,
   NAME_ALIASES,
   NAME_OPERATIONS,
+  NOUNS_FIRST,
   type Operation,
   PRODUCT_WORDS,
   REWRITES,
+  TOPIC_CLAUSE,
 } from './search-vocabulary.js';
 
 /**
@@ -150,12 +153,14 @@ function nameOperations(toolName: string): Weighted {
   let first = true;
   let light = false;
   for (const [i, word] of words.entries()) {
-    const op = NAME_OPERATIONS[word];
+    // A plural names the same operation ("list_transitions" also says "transition").
+    const op = NAME_OPERATIONS[word] ?? NAME_OPERATIONS[stem(word)];
     if (!op) continue;
     // A light verb ("add", "submit") gives the main operation to the noun after it.
     const main = first || light;
     light = i === 0 && LIGHT_VERBS.has(word) && words.slice(1).some((w) => NAME_OPERATIONS[w]);
-    ops[op] = Math.max(ops[op] ?? 0, light ? 0.6 : main ? 1 : 0.5);
+    // Who the connection is (`get_authenticated_user`) is what such a tool is for, wherever the word stands.
+    ops[op] = Math.max(ops[op] ?? 0, light ? 0.6 : main || op === 'whoami' ? 1 : 0.5);
     first = false;
   }
   return ops;
@@ -263,6 +268,8 @@ export class ToolSearchIndex {
     } else if (/\b[\w.-]+\/[\w.-]+\b/.test(lower)) addMax(integrations, 'github', 0.6);
     // GitHub numbers its issues and pull requests; Jira and Linear have keys ("PROJ-9").
     if (/\b(?:issue|pr|pull request)s? #?\d+\b/.test(lower)) addMax(integrations, 'github', 0.5);
+    // "acme/web#312": GitHub's own way to name an issue or pull request.
+    if (/\b[\w.-]+\/[\w.-]+#\d+\b/.test(lower)) addMax(integrations, 'github', 1);
     const identifier = /\b[A-Z][A-Z0-9]+-\d+\b/.test(request);
     if (identifier) {
       addMax(integrations, 'atlassian-jira', 0.6);
@@ -275,19 +282,26 @@ export class ToolSearchIndex {
     // Issue keys, owner/repo, addresses, #channels and "in the repo" say which thing or where, not
     // what kind: they are no text to match. A file's path is a file.
     const subjectText = request
-      // Quoted text is a value (a title, a message, a label), not what kind of thing is asked for.
-      .replace(/"[^"]*"|“[^”]*”/g, ' ')
+      // Quoted text is a value (a title, a message, a label), not what kind of thing is asked for;
+      // so is the subject of things looked for ("notes about taxes").
+      .replace(/"[^"]*"|“[^”]*”|(?<=^|\s)'[^']*'(?=$|[\s.,;:!?])/g, ' ')
+      .replace(TOPIC_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
       // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words.
       .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, ' code ')
       .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
-      .replace(/(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b/gi, ' file ')
+      .replace(
+        /(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b|\b(?:README|CHANGELOG|CONTRIBUTING)\b/gi,
+        ' file ',
+      )
       .replace(/\b[\w.-]+\/[\w.-]+/g, ' ')
       .replace(/(?:^|\s)#[a-z][\w-]*/g, ' channel ')
       .replace(/\b[A-Z][A-Z0-9]+-\d+\b|(?:^|\s)[#@][\w-]+/g, ' ')
+      // "tickets in PROJ", "issues for ENG": a project's or team's key says where, like an issue key.
+      .replace(/\b(?:in|for|from|under) (?!(?:PR|CSS|HTML|JSON|URL|API|JQL|MCP|README)\b)[A-Z][A-Z0-9]{1,9}\b/g, ' ')
       // A Slack member id ("U024BE7LH") is a user.
       .replace(/\b[UW](?=[A-Z0-9]*\d)[A-Z0-9]{5,}\b/g, ' user ')
       .replace(
-        /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z]+ )?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
+        /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z]+ |[a-z]+ (?=repo))?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
         ' ',
       );
     // Product words count wherever they stand, "in the repo" too; inside a web address
@@ -321,7 +335,8 @@ export class ToolSearchIndex {
     let verb: Weighted | undefined;
     for (const [position, raw] of words.entries()) {
       const word = raw.toLowerCase();
-      const intent = intentOf(word);
+      // "message" is a verb first ("message Bob that …") and a thing after ("an error message").
+      const intent = position > 0 && (NOUNS_FIRST.has(word) || this.describes(words, position)) ? undefined : intentOf(word);
       if (intent && QUESTION_WORDS.has(word)) addOperations(asked, intent);
       else if (intent) {
         // The first intent word is the request's verb; later ones are often its object ("a task to update the docs").
@@ -333,15 +348,19 @@ export class ToolSearchIndex {
       // A request's first word, when an intent, is its verb ("file a bug", "log a task"), not its subject.
       // A verb's -ing form is as often a thing ("logging", "pricing"): it stays text.
       const ingForm = !INTENT_WORDS[word] && word.endsWith('ing');
-      if (own || /^\d+$/.test(word) || (intent && !ingForm && (position === 0 || !KEEP_AS_TEXT.has(word)))) continue;
-      if (word.length > 3 && stem(word) !== word && !STOP_WORDS.has(word) && this.namesThing(word))
-        for (const noun of [stem(word), ...normalizeTerm(word)]) plural.add(noun);
+      if (own || /^\d+$/.test(word) || (intent && !ingForm && !DESCRIBING_WORDS.has(word) && (position === 0 || !KEEP_AS_TEXT.has(word))))
+        continue;
+      // "PRs", "msgs": abbreviations' plurals are too short for the stemmer.
+      const singular = word.length === 3 && word.endsWith('s') ? word.slice(0, -1) : stem(word);
+      if (word.length >= 3 && singular !== word && !STOP_WORDS.has(word) && this.namesThing(word))
+        for (const noun of [singular, ...normalizeTerm(word)]) plural.add(noun);
       subject.push(raw);
     }
     addOperations(operations, verb ? scale(asked, 0.8) : asked);
     // "repos", "issues": many of a thing are asked for, so tools named after it are asked to list,
     // unless a verb does something else to them ("share the release notes").
-    const many = !verb || READING.some((op) => op in verb) ? plural : new Set<string>();
+    // A request that plainly asks to search ("issues I opened", "look for …") keeps its search.
+    const many = (!verb || READING.some((op) => op in verb)) && (operations.search ?? 0) < 1 ? plural : new Set<string>();
     // A number or id names one thing: "issue #42", "note 7", "PROJ-9". It adds to what the words ask,
     // unless their verb does something else to it ("close PR 19").
     if ((identifier || this.namesOne(lower)) && (!verb || READING.some((op) => op in verb))) operations.get = (operations.get ?? 0) + 0.4;
@@ -349,9 +368,22 @@ export class ToolSearchIndex {
     return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations, words: allWords, many };
   }
 
+  /**
+   * Whether an intent word describes rather than asks: "open" as a state ("PRs that are still open",
+   * "open issues"), an -ing form after "is" ("the server is running with").
+   */
+  private describes(words: readonly string[], position: number): boolean {
+    const word = words[position].toLowerCase();
+    const before = words[position - 1]?.toLowerCase() ?? '';
+    const after = words[position + 1]?.toLowerCase() ?? '';
+    if (/^(?:is|are|was|were|be|been|being|still|currently|now)$/.test(before)) return word === 'open' || word.endsWith('ing');
+    return word === 'open' && after.length >= 3 && stem(after) !== after && this.namesThing(after);
+  }
+
   /** A number that names one thing ("issue 42", "#7", "id"), not one that counts them ("the latest 5 notes"). */
   private namesOne(lower: string): boolean {
-    if (/\bid\b/.test(lower)) return true;
+    // "the id of the #ops channel" asks for an id; "id 42" gives one.
+    if (/\bid\b(?! (?:of|for)\b)/.test(lower)) return true;
     for (const match of lower.matchAll(/(?:^|\s)(#?)\d+\b(?: (\w+))?/g)) {
       const next = match[2];
       if (match[1] || !next || stem(next) === next || !this.namesThing(next)) return true;
