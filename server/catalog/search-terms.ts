@@ -32,6 +32,7 @@ const SYNONYMS: Record<string, string[]> = {
   addition: ['sum'],
   repeat: ['echo'],
   fake: ['simulated'],
+  compress: ['gzip', 'compress'],
   mock: ['simulated'],
 };
 

@@ -115,9 +115,10 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   list: { list: 1 },
   all: { list: 0.8 },
   which: { list: 0.8 },
-  every: { list: 0.6 },
+  every: { list: 0.8 },
   enumerate: { list: 1 },
   recent: { list: 0.6 },
+  lately: { list: 0.6 },
   latest: { list: 0.5 },
   last: { list: 0.5 },
   newest: { list: 0.5 },
@@ -142,6 +143,8 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   containing: { search: 0.8 },
   backlog: { list: 0.6 },
   pull: { extract: 0.6 },
+  ditch: { delete: 1 },
+  nuke: { delete: 1 },
   grab: { get: 0.8, extract: 0.4 },
   dump: { get: 0.8, list: 0.4 },
   // create
@@ -300,6 +303,13 @@ export const CSS_CLASS =
 export const TOPIC_CLAUSE =
   /(?:(?<!\b(?:ping|tell|message|msg|dm|notify|remind|email|ask|warn|alert|inform|update|slack) )\b(?:my|the|any|some|our) [a-z]+|\b[a-z]{3,}s(?: (?:do|did|have|has|i|we|you|they|there|are|is)){0,3}) (?:about|regarding|concerning|mentioning) (?!#?\d|[a-z][a-z0-9]+-\d)((?:the |my |our )?[a-z]{3,}.*)$/i;
 
+/**
+ * What a thing to make or send is about ("a linear issue about slow search", "ping the channel about
+ * the release"): its content, a value rather than words of a tool.
+ */
+export const CONTENT_CLAUSE =
+  /\b(?:a|an|new|the) (?:[a-z]+ ){0,2}[a-z]+ (?:about|regarding|concerning) (?!#?\d|[a-z][a-z0-9]+-\d)((?:the |my |our )?[a-z]{3,}.*)$/i;
+
 /** Phrases read before single words, so "who am I" is one intent and not three words. */
 export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [
@@ -331,10 +341,12 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bgit log\b/, { list: 1.5 }],
   [/\bwhat(?:'s| is) (?:the|in)\b/, { get: 0.8 }],
   [
-    /\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\b(?:is|are) (?:still |currently |now )?open\b|\b(?:issues|prs|tickets|bugs|pull requests) (?:still |currently )?open\b/,
+    /\bopen (?:\w+ )?(?:issues|prs|tickets|bugs)\b|\bare (?:still |currently |now )?open\b|\b(?:issues|prs|tickets|bugs|pull requests) (?:still |currently )?open\b/,
     { list: 0.8, search: 0.6 },
   ],
   [/\bopen (?:my|the|this|that)\b/, { get: 0.8 }],
+  // "is acme/web#19 still open?": a question about one thing's state.
+  [/\bis (?:\S+ ){1,3}(?:still |currently |now )?(?:open|closed|merged|done|resolved)\b/, { get: 1 }],
   [/\bgo to\b/, { open: 1.2 }],
   [/\bwrite to\b/, { send: 1.2 }],
   [/\b(?:change|set|update) (?:the )?status\b/, { transition: 1.5 }],
@@ -357,7 +369,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\btake (?:a |an |some )?notes?\b/, { create: 1.5 }],
   [/\b(?:raise|lower|bump|increase|decrease) (?:the |its )?(?:priority|estimate|due date)\b/, { update: 1.5 }],
   [/\bkick (?:\w+ )?off\b/, { run: 1.5 }],
-  [/\bhand (?:\S+ )?(?:over|off)\b/, { assign: 1.5 }],
+  [/\bhand (?:\S+ ){0,3}(?:over|off)\b/, { assign: 1.5 }],
   [/\bfollow up on\b/, { comment: 1 }],
   [/\b(?:track|hunt) (?:\S+ )?(?:down|for)\b|\bdig (?:\S+ )?(?:out|up|through|into|for)\b/, { search: 1 }],
   [/\bheads[- ]up\b/, { send: 1.5 }],
@@ -368,7 +380,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   // "where can ABC-7 go from here": the transitions it has.
   [/\bwhere can \S+ (?:go|move)\b|\b(?:go|move) (?:next|from here)\b/, { list: 1, transition: 0.8 }],
   [/\bsend [a-z][a-z0-9]+-\d+ (?:back )?to\b/, { transition: 1.5 }],
-  [/\b(?:take|grab|snap) (?:a |an )?(?:picture|photo|snapshot|screen ?shot|screen ?grab|image)\b/, { screenshot: 1.5 }],
+  [/\b(?:take|grab|snap|get) (?:a |an )?(?:picture|photo|snapshot|screen ?shot|screen ?grab|image)\b/, { screenshot: 1.5 }],
   [/\bselectors?\b/, { extract: 1 }],
   // "PROJ-12 assigned to them": one thing given to someone, not things filtered by assignee.
   [/\b[a-z][a-z0-9]+-\d+ (?:\w+ )?assigned to\b/, { assign: 1.5 }],
@@ -387,6 +399,35 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bso far\b|\b(?:everything|all) (?:that )?(?:i|we)(?:'ve| have)? \w+ed\b/, { list: 1 }],
   // "what is the id of the #ops channel": an id is looked up among them.
   [/\bids? (?:of|for)\b/, { list: 1 }],
+  // "jira OPS-318 -> In Review": moved to that status.
+  [/\s(?:->|→|=>)\s/, { transition: 1.5 }],
+  // "chime in on acme/api#150 that …", "let the reporter know on SUP-120 …": a comment on that thing.
+  [
+    /\b(?:chime in|weigh in|let (?:\S+ ){1,3}know|tell (?:\S+ ){1,2}|say|mention|note|reply|respond)\b(?: \S+){0,4}? on (?:\w+ ){0,3}(?:#?\d+|[a-z][a-z0-9]+-\d+|[\w.-]+\/[\w.-]+#\d+)\b/,
+    { comment: 1.6 },
+  ],
+  [/\b(?:chime|weigh) in\b/, { comment: 1.2 }],
+  // "slap a needs-triage label on …", "tag OPS-7 with the postmortem label": a label put on it.
+  [/\b(?:slap|put|stick|tag|apply|attach)\b.*\blabels?\b|\bwith (?:the |a )(?!labels?\b)[\w-]+ labels?\b/, { update: 1.2 }],
+  // "has anyone commented on INFRA-12": a question about one thing's state.
+  [/\b(?:has|have) (?:anyone|anybody|someone|somebody|people|they)\b/, { get: 0.8, list: 0.6 }],
+  // "put me on INFRA-310": its assignee.
+  [/\bput (?:me|\w+) on (?:\w+ )?(?:[a-z][a-z0-9]+-\d+|#?\d+)\b/, { assign: 1.5 }],
+  // "knock MOB-33 down to low priority": its priority changed.
+  [
+    /\b(?:to|at) (?:a )?(?:low|lowest|high|highest|medium|urgent|no|normal) priority\b|\bpriority (?:to|of) (?:low|high|medium|urgent)\b/,
+    { update: 1.2 },
+  ],
+  // "how the hero section of acme.io looks": a picture of it.
+  [/\bhow (?:\S+ ){1,6}looks?\b/, { screenshot: 1.5 }],
+  // "make it stop", "shut it off": a setting switched off.
+  [/\bmake (?:it|them|this|that) stop\b|\bshut (?:it |them |this )?(?:off|up)\b/, { toggle: 1.5 }],
+  // "show me every note I've got": all of them.
+  [/\b(?:i've|i have|we've|we have) got\b/, { list: 0.8 }],
+  // "what's sitting in Todo": the things in a state.
+  [/\bsitting in\b/, { list: 0.8, search: 0.6 }],
+  // "add oat milk to my grocery list note": something put into a thing changes it.
+  [/\badd (?!:)(?:\S+ ){1,5}to (?:my|the|that|this|our) (?:\S+ ){0,3}(?:note|issue|ticket|message|description|pr)\b/, { update: 1.2 }],
   // "add the label x to issue 14", "add a tag to my note": something put on a thing changes it.
   [
     /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:'[^']*' |"[^"]*" )?(?:labels?|tags?|assignees?|priority|due date)\b/,
@@ -467,6 +508,14 @@ export const REWRITES: [RegExp, string][] = [
   [/\b(?:posted|sent|said|written) (?=(?:in|on|to) #)/gi, ''],
   // "issues I opened": authored by me, a search (the verb is no subject word).
   [/\b(?:i|we) (?:opened|created|filed|wrote|authored|reported|raised)\b/gi, 'authored by me'],
+  // "file that as a bug", "log it in Linear": make one of it.
+  [/\b(?:file|log|raise|report) (?:it|that|this|them)\b(?: as)?/gi, 'create'],
+  // "get it up for review against develop": a pull request.
+  [/\b(?:get|put|send) (?:it|this|that|them|the branch) up for review\b/gi, 'create a PR'],
+  // "what did I write about the Berlin trip": find what was written.
+  [/\bwhat (?:did|have) (?:i|we) (write|written|wrote|say|said|note|noted|save|saved|jot|jotted)(?: down)?\b/gi, 'find what i $1'],
+  // GitHub search qualifiers ("assignee:none", "state:open") are values, not words or verbs.
+  [/\b(?:assignee|author|state|label|is|type|status|sort|review|mentions|involves|language|user|org|no):\S+/gi, ' '],
   // "pull up issue 77": show it.
   [/\bpull up\b/gi, 'get'],
   // "tell me about", "tell me what": a question to answer, not a message to send.

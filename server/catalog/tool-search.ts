@@ -3,6 +3,7 @@ import { inputJsonSchema } from '../../core/json-schema.js';
 import type { ToolEntry } from '../../providers/registry.js';
 import { baseForm, normalizeTerm, STOP_WORDS, stem, tokenize } from './search-terms.js';
 import {
+  CONTENT_CLAUSE,
   CSS_CLASS,
   DESCRIBING_WORDS,
   INTENT_PHRASES,
@@ -181,6 +182,7 @@ export class ToolSearchIndex {
   private readonly providerPhrases: [string, string][] = [];
   /** Every term the catalog's text has, so a request's word in another form can be read as its base. */
   private readonly vocabulary = new Set<string>();
+  private readonly productWordSet = new Set(Object.keys(PRODUCT_WORDS));
 
   constructor(entries: readonly ToolEntry[]) {
     this.search = new MiniSearch<ToolDocument>({
@@ -286,6 +288,7 @@ export class ToolSearchIndex {
       // so is the subject of things looked for ("notes about taxes").
       .replace(/"[^"]*"|“[^”]*”|(?<=^|\s)'[^']*'(?=$|[\s.,;:!?])/g, ' ')
       .replace(TOPIC_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
+      .replace(CONTENT_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
       // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words.
       .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, ' code ')
       .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
@@ -315,10 +318,15 @@ export class ToolSearchIndex {
     for (const raw of tokenize(request)) {
       const word = raw.toLowerCase();
       const terms = new Set([word, stem(word), ...normalizeTerm(word)]);
+      // "jotted" is "jot", "noted" "note": a product word in another form.
+      const productBase = baseForm(word, this.productWordSet);
+      if (productBase) terms.add(productBase);
       for (const term of terms) allWords.add(term);
-      // "simulated" asks what a tool named `simulate_…` does, as "simulate" would.
-      const base = baseForm(word, this.vocabulary);
-      if (base) allWords.add(base);
+      // "simulated" (or "fake", read as it) asks what a tool named `simulate_…` does, as "simulate" would.
+      for (const term of terms) {
+        const base = baseForm(term, this.vocabulary);
+        if (base) allWords.add(base);
+      }
       const share = addresses.has(word) ? IN_ADDRESS : 1;
       const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
       if (own) addMax(integrations, own, NAMED * share * (EVERYDAY_NAMES.has(word) && !usedAsName(raw, request) ? IN_ADDRESS : 1));
@@ -377,6 +385,13 @@ export class ToolSearchIndex {
     const before = words[position - 1]?.toLowerCase() ?? '';
     const after = words[position + 1]?.toLowerCase() ?? '';
     if (/^(?:is|are|was|were|be|been|being|still|currently|now)$/.test(before)) return word === 'open' || word.endsWith('ing');
+    // "the old grocery list note": a list one keeps, not one to make.
+    if (
+      word === 'list' &&
+      after !== 'of' &&
+      /^(?:the|a|my|our|this|that|grocery|shopping|todo|do|reading|wish|packing|bucket)$/.test(before)
+    )
+      return true;
     return word === 'open' && after.length >= 3 && stem(after) !== after && this.namesThing(after);
   }
 

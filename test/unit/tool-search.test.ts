@@ -145,6 +145,17 @@ describe('tool search', () => {
     expect(index.read('post "new issue please" to #team').text).not.toContain('issue');
     expect(index.read('where is fetchUser used').text).toContain('code');
     expect(index.read('who is U024BE7LH').text).toContain('user');
+    // Single-quoted values, GitHub search qualifiers and the subject of things looked for are values too.
+    expect(index.read("retitle acme/web#312 to 'Crash when uploading files'").text).not.toContain('files');
+    expect(index.read('gh issues acme/payments assignee:none state:open').operations.create).toBeUndefined();
+    expect(index.read('what notes do I have about taxes and refunds').text).not.toMatch(/taxes|refunds/);
+    expect(index.read('what notes do I have about taxes').operations.search).toBe(1);
+    // "open" describes a state after "is"/"are" or before a plural; it is a verb otherwise.
+    expect(index.read('what PRs are currently open on django/django').operations.create).toBeUndefined();
+    expect(index.read('open a new issue').operations.create).toBeGreaterThan(0);
+    // "message" is a verb only first; a tool named with a plural keeps its operation.
+    expect(index.read('an error message with annotations').operations.send).toBeUndefined();
+    expect(top('list the statuses PROJ-4 can move to')).toEqual(['atlassian-jira__list_transitions']);
   });
 
   it('reads an everyday word as an integration’s name only where it is used as one', () => {
@@ -251,6 +262,14 @@ describe('tool search', () => {
       '"'.repeat(200),
       'U1234567 '.repeat(22),
       'everything '.repeat(18),
+      'notes about '.repeat(18),
+      'a b c about '.repeat(17),
+      'add x to my '.repeat(17),
+      'chime in on '.repeat(17),
+      'is x still '.repeat(20),
+      "'".repeat(200),
+      'slap label '.repeat(18),
+      'what did i write '.repeat(12),
     ];
     for (const query of hostile) {
       const started = performance.now();
