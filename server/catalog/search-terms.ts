@@ -33,6 +33,11 @@ const SYNONYMS: Record<string, string[]> = {
   repeat: ['echo'],
   fake: ['simulated'],
   compress: ['gzip', 'compress'],
+  slow: ['long'],
+  lengthy: ['long'],
+  // MCP calls a resource returned inside a result an embedded resource; tools call it a reference.
+  embed: ['reference', 'embed'],
+  embedded: ['reference', 'embedded'],
   mock: ['simulated'],
 };
 

@@ -116,6 +116,7 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   all: { list: 0.8 },
   which: { list: 0.8 },
   every: { list: 0.8 },
+  anywhere: { search: 0.6 },
   enumerate: { list: 1 },
   recent: { list: 0.6 },
   lately: { list: 0.6 },
@@ -144,6 +145,7 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   backlog: { list: 0.6 },
   pull: { extract: 0.6 },
   ditch: { delete: 1 },
+  return: { get: 0.6 },
   nuke: { delete: 1 },
   grab: { get: 0.8, extract: 0.4 },
   dump: { get: 0.8, list: 0.4 },
@@ -346,7 +348,11 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   ],
   [/\bopen (?:my|the|this|that)\b/, { get: 0.8 }],
   // "is acme/web#19 still open?": a question about one thing's state.
-  [/\bis (?:\S+ ){1,3}(?:still |currently |now )?(?:open|closed|merged|done|resolved)\b/, { get: 1 }],
+  [/\bis (?:\S+ ){1,3}(?:still |currently |now )?(?:open|closed|merged|mergeable|done|resolved|a draft|draft|approved)\b/, { get: 1 }],
+  // "when did dang create their account": a question about one thing.
+  [/\bwhen (?:did|was|were|is|does)\b/, { get: 1 }],
+  // "PRs where my review is requested": found by a search condition.
+  [/\breview (?:is |was |been )?requested\b|\brequested (?:my |a )?review\b|\bawaiting (?:my )?review\b/, { search: 1.2 }],
   [/\bgo to\b/, { open: 1.2 }],
   [/\bwrite to\b/, { send: 1.2 }],
   [/\b(?:change|set|update) (?:the )?status\b/, { transition: 1.5 }],
@@ -389,7 +395,10 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bset up\b|\bspin up\b|\bwrite up\b/, { create: 1 }],
   [/\bopen [a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev)\b/, { open: 1.5 }],
   // "which statuses can PROJ-4 move to", "possible next states": the transitions it has.
-  [/\b(?:which|what|possible|available|valid|allowed|next)\b (?:\w+ ){0,2}(?:statuses|states|transitions)\b/, { list: 1, transition: 0.6 }],
+  [
+    /\b(?:which|what|possible|available|valid|allowed|next)\b (?:\w+ ){0,2}(?:statuses|states|transitions)\b/,
+    { list: 1.4, transition: 0.6 },
+  ],
   // "jira assignee change", "priority update": the thing changed named before the change.
   [/\bassignee (?:change|update|swap)\b/, { assign: 1.5 }],
   // "notes about taxes", "my note about the gate code": things found by their subject ("a bug about
@@ -403,12 +412,16 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\s(?:->|→|=>)\s/, { transition: 1.5 }],
   // "chime in on acme/api#150 that …", "let the reporter know on SUP-120 …": a comment on that thing.
   [
-    /\b(?:chime in|weigh in|let (?:\S+ ){1,3}know|tell (?:\S+ ){1,2}|say|mention|note|reply|respond)\b(?: \S+){0,4}? on (?:\w+ ){0,3}(?:#?\d+|[a-z][a-z0-9]+-\d+|[\w.-]+\/[\w.-]+#\d+)\b/,
+    /\b(?:chime in|weigh in|let(?: \S+){1,3} know|tell(?: \S+){1,2}|say|mention|note|reply|respond)\b(?: \S+){0,4}? on (?:\w+ ){0,3}(?:#?\d+|[a-z][a-z0-9]+-\d+|[\w.-]+\/[\w.-]+#\d+)\b/,
     { comment: 1.6 },
   ],
   [/\b(?:chime|weigh) in\b/, { comment: 1.2 }],
   // "slap a needs-triage label on …", "tag OPS-7 with the postmortem label": a label put on it.
-  [/\b(?:slap|put|stick|tag|apply|attach)\b.*\blabels?\b|\bwith (?:the |a )(?!labels?\b)[\w-]+ labels?\b/, { update: 1.2 }],
+  [/\b(?:slap|put|stick|tag|apply|attach)\b.*\blabels?\b/, { update: 1.2 }],
+  // "who reported OPS-1142": one thing's reporter, a detail of it.
+  [/\bwho (?:reported|created|filed|opened|raised|owns|wrote)\b/, { get: 1.2 }],
+  // "what's going on in acme/web#482": one thing's state.
+  [/\bwhat(?:'s| is) (?:going on|happening|up) (?:in|with|on)\b/, { get: 1 }],
   // "has anyone commented on INFRA-12": a question about one thing's state.
   [/\b(?:has|have) (?:anyone|anybody|someone|somebody|people|they)\b/, { get: 0.8, list: 0.6 }],
   // "put me on INFRA-310": its assignee.
@@ -430,7 +443,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\badd (?!:)(?:\S+ ){1,5}to (?:my|the|that|this|our) (?:\S+ ){0,3}(?:note|issue|ticket|message|description|pr)\b/, { update: 1.2 }],
   // "add the label x to issue 14", "add a tag to my note": something put on a thing changes it.
   [
-    /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:'[^']*' |"[^"]*" )?(?:labels?|tags?|assignees?|priority|due date)\b/,
+    /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:'[^']*' |"[^"]*" |[\w-]+ )?(?:labels?|tags?|assignees?|priority|due date)\b/,
     { update: 1.2 },
   ],
 ];
@@ -516,6 +529,21 @@ export const REWRITES: [RegExp, string][] = [
   [/\bwhat (?:did|have) (?:i|we) (write|written|wrote|say|said|note|noted|save|saved|jot|jotted)(?: down)?\b/gi, 'find what i $1'],
   // GitHub search qualifiers ("assignee:none", "state:open") are values, not words or verbs.
   [/\b(?:assignee|author|state|label|is|type|status|sort|review|mentions|involves|language|user|org|no):\S+/gi, ' '],
+  // "the default branch of acme/web", "its star count": a repository's attributes are its details.
+  [
+    /\b(?:(?:the|its) )?(?:default branch|stars?|star count|stargazers|primary language|main language|topics|visibility|license|fork count|forks)\b(?= (?:of|for|on|in) [\w.-]+\/[\w.-]+)/gi,
+    'repo details',
+  ],
+  // "the head sha of the release-2.3 branch": where a branch points, as the branches list it.
+  [/\b(?:the )?(?:head |tip |latest )?(?:sha|head commit) (?:of|on|for) (?:the )?(?:[\w./-]+ )?branch\b/gi, 'list branches'],
+  // "I pushed fix-typo to octo/docs, can you put up a PR for it?": the ask follows the context.
+  [/^([^,]{8,}?),\s*(?:so\s+)?(?:can|could|would|will) you\b(.*)$/i, '$2, $1'],
+  // "jot down: call the landlord about the radiator": what follows the colon is the note.
+  [/^(jot down|write down|note|remember|reminder|todo|to-do|memo)\s*:.*$/i, '$1 a note'],
+  // "did I write anything down about the dentist": find what was written.
+  [/\bdid (i|we) (write|note|jot|save|put)(?: anything| something)?(?: down)?\b/gi, 'find what $1 $2'],
+  // "what's the channel id for #x": ids are looked up by listing.
+  [/\bwhat(?:'s| is) the (\w+ )?ids? (?:of|for)\b/gi, 'list $1ids of'],
   // "pull up issue 77": show it.
   [/\bpull up\b/gi, 'get'],
   // "tell me about", "tell me what": a question to answer, not a message to send.
@@ -527,7 +555,10 @@ export const REWRITES: [RegExp, string][] = [
   // "19 + 23" reads as "19 plus 23".
   [/(\d)\s*\+\s*(-?\d)/g, '$1 plus $2'],
   // "who last changed src/main.go": the commits that touched it.
-  [/\bwho (?:last |recently |most recently )?(?:changed|modified|edited|touched)\b/gi, 'list commits that changed'],
+  [
+    /\bwho(?:'s| has| have)? (?:been )?(?:last |recently |most recently )?(?:changed|changing|modified|modifying|edited|editing|touched|touching)\b/gi,
+    'list commits that changed',
+  ],
   // "add 17 and 25": a sum, not something added to a thing.
   [/\badd (?:up )?(?:the )?(?:numbers )?(-?\d[\d.]*) (?:and|to|plus) (-?\d[\d.]*)/gi, 'sum of $1 and $2'],
 ];

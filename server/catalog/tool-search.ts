@@ -293,18 +293,22 @@ export class ToolSearchIndex {
       .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, ' code ')
       .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
       .replace(
-        /(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b|\b(?:README|CHANGELOG|CONTRIBUTING)\b/gi,
+        /(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b|(?<![\w-])(?:README|CHANGELOG|CONTRIBUTING)(?![\w-])/gi,
         ' file ',
       )
       .replace(/\b[\w.-]+\/[\w.-]+/g, ' ')
       .replace(/(?:^|\s)#[a-z][\w-]*/g, ' channel ')
       .replace(/\b[A-Z][A-Z0-9]+-\d+\b|(?:^|\s)[#@][\w-]+/g, ' ')
+      // "… so I can read the full description": why it is asked, not what.
+      .replace(/\bso (?:that )?(?:i|we|you|they) (?:can|could|may)\b.*$/i, ' ')
+      // "docs/": a directory.
+      .replace(/(?:^|\s)[\w.-]+\/(?=\s|$)/g, ' directory ')
       // "tickets in PROJ", "issues for ENG": a project's or team's key says where, like an issue key.
       .replace(/\b(?:in|for|from|under) (?!(?:PR|CSS|HTML|JSON|URL|API|JQL|MCP|README)\b)[A-Z][A-Z0-9]{1,9}\b/g, ' ')
       // A Slack member id ("U024BE7LH") is a user.
       .replace(/\b[UW](?=[A-Z0-9]*\d)[A-Z0-9]{5,}\b/g, ' user ')
       .replace(
-        /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z]+ |[a-z]+ (?=repo))?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
+        /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z][\w-]* |[a-z]+ (?=repo))?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
         ' ',
       );
     // Product words count wherever they stand, "in the repo" too; inside a web address
@@ -362,6 +366,9 @@ export class ToolSearchIndex {
       const singular = word.length === 3 && word.endsWith('s') ? word.slice(0, -1) : stem(word);
       if (word.length >= 3 && singular !== word && !STOP_WORDS.has(word) && this.namesThing(word))
         for (const noun of [singular, ...normalizeTerm(word)]) plural.add(noun);
+      // "stories they favorited": the things a tool is named after, many of them.
+      const marked = word.endsWith('ed') ? baseForm(word, this.nameNouns) : undefined;
+      if (marked && this.nameNouns.has(marked)) plural.add(marked);
       subject.push(raw);
     }
     addOperations(operations, verb ? scale(asked, 0.8) : asked);
@@ -392,13 +399,14 @@ export class ToolSearchIndex {
       /^(?:the|a|my|our|this|that|grocery|shopping|todo|do|reading|wish|packing|bucket)$/.test(before)
     )
       return true;
-    return word === 'open' && after.length >= 3 && stem(after) !== after && this.namesThing(after);
+    const plural = (next: string) => next.length >= 3 && stem(next) !== next && this.namesThing(next);
+    return word === 'open' && (plural(after) || plural(words[position + 2]?.toLowerCase() ?? ''));
   }
 
   /** A number that names one thing ("issue 42", "#7", "id"), not one that counts them ("the latest 5 notes"). */
   private namesOne(lower: string): boolean {
     // "the id of the #ops channel" asks for an id; "id 42" gives one.
-    if (/\bid\b(?! (?:of|for)\b)/.test(lower)) return true;
+    if (/\bid\b(?! (?:of|for)\b)|[\w.-]\/[\w.-]+#\d/.test(lower)) return true;
     for (const match of lower.matchAll(/(?:^|\s)(#?)\d+\b(?: (\w+))?/g)) {
       const next = match[2];
       if (match[1] || !next || stem(next) === next || !this.namesThing(next)) return true;

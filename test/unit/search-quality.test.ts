@@ -9,7 +9,7 @@ import { toolIndexFor } from '../../server/catalog/tool-search.js';
 // shows it), scored on test/fixtures/search-eval.json. SEARCH_EVAL_MISSES=1 prints the tuning split's
 // misses (never the held-back split's, so tuning cannot look at it).
 const BAR = { top1: 0.9, recall5: 0.98 };
-// The held-back split's top-1 stands at 133 of 152 (87.5 %), its 30 newest requests written on
+// The held-back split’s top-1 stands at 135 of 152 (88.8 %), its 30 newest requests written on
 // 2026-12-01 by a colleague who never saw the ranking (issue 18; the bar is 90 %).
 // Until ranking reaches the bar there, this floor keeps any change from making it worse; raise it to
 // BAR.top1 then.
