@@ -181,7 +181,7 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   set: { update: 0.8 },
   rename: { update: 1 },
   relabel: { update: 1 },
-  reopen: { update: 1 },
+  reopen: { update: 0.8, transition: 0.8 },
   close: { update: 0.7, transition: 0.8 },
   correct: { update: 1 },
   alter: { update: 1 },
@@ -332,7 +332,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\b(?:start|begin|stop) (?:work|working|progress) on\b/, { transition: 1.5 }],
   [/\bput \S+(?: \S+)? (?:in|into) (?!the\b|a\b|my\b)\w+/, { transition: 1.2 }],
   // "open github PR 5", "open PROJ-200": a thing named by its number or key is to be looked at.
-  [/\bopen (?:\w+ ){0,2}(?:#?\d+|[a-z][a-z0-9]+-\d+)\b/, { get: 1.2 }],
+  [/\bopen (?:\w+ ){0,2}(?:#?\d+|[a-z][a-z0-9]+-\d+|[a-z]+_[a-z0-9]*\d[a-z0-9]*)\b/, { get: 1.2 }],
   [/\blook at\b/, { get: 1 }],
   [/\bwhat (?:was|did) .* say\b|\bwhat was said\b/, { list: 0.5 }],
   [/\bopen (?:a|an|new)\b/, { create: 1 }],
@@ -348,7 +348,20 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   ],
   [/\bopen (?:my|the|this|that)\b/, { get: 0.8 }],
   // "is acme/web#19 still open?": a question about one thing's state.
-  [/\bis (?:\S+ ){1,3}(?:still |currently |now )?(?:open|closed|merged|mergeable|done|resolved|a draft|draft|approved)\b/, { get: 1 }],
+  [
+    /\bis (?:\S+ ){1,5}(?:still |currently |now )?(?:open|closed|merged|mergeable|done|resolved|a draft|draft|approved|blocked|in progress|in review)\b/,
+    { get: 1 },
+  ],
+  // "open PRs across the acme org", "issues I'm assigned across all my repositories": a search of them all.
+  [/\bacross (?:the |all |all of |my |our |every )*(?:[\w-]+ )?(?:orgs?|organizations?|repos|repositories|projects)\b/, { search: 1.5 }],
+  // "I'll take PLAT-20", "put it under my name": its assignee.
+  [/\bi'?ll take\b|\bput (?:it|this|that|\S+) under (?:my|\w+'s) name\b|\btake (?:it )?over\b/, { assign: 1.5 }],
+  // "can SHIP-7 go straight to Closed?": whether that transition exists.
+  [/^can [a-z][a-z0-9]+-\d+ (?:go|move|be moved|transition)\b/, { list: 1.5 }],
+  // "all the h2 headings from https://…": parts of a page, extracted.
+  [/\bh[1-6]\b|\b(?:all|every) (?:the |of the )?[\w-]+(?: [\w-]+)? (?:from|on|off) (?:https?:|www\.)/, { extract: 1.2 }],
+  // "an image of how the checkout renders": a picture of the page.
+  [/\ban? (?:image|picture|screenshot|snapshot) of\b|\bhow (?:\S+ ){1,6}(?:renders?|appears?)\b/, { screenshot: 1.2 }],
   // "when did dang create their account": a question about one thing.
   [/\bwhen (?:did|was|were|is|does)\b/, { get: 1 }],
   // "PRs where my review is requested": found by a search condition.
@@ -412,7 +425,7 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\s(?:->|→|=>)\s/, { transition: 1.5 }],
   // "chime in on acme/api#150 that …", "let the reporter know on SUP-120 …": a comment on that thing.
   [
-    /\b(?:chime in|weigh in|let(?: \S+){1,3} know|tell(?: \S+){1,2}|say|mention|note|reply|respond)\b(?: \S+){0,4}? on (?:\w+ ){0,3}(?:#?\d+|[a-z][a-z0-9]+-\d+|[\w.-]+\/[\w.-]+#\d+)\b/,
+    /\b(?:let|tell) (?:\S+ ){0,2}on (?:\w+ ){0,3}(?:#?\d+|[a-z][a-z0-9]+-\d+|[\w.-]+\/[\w.-]+#\d+)\b.*\bknow\b|\b(?:chime in|weigh in|let(?: \S+){1,3} know|tell(?: \S+){1,2}|say|mention|note|reply|respond)\b(?: \S+){0,4}? on (?:\w+ ){0,3}(?:#?\d+|[a-z][a-z0-9]+-\d+|[\w.-]+\/[\w.-]+#\d+)\b/,
     { comment: 1.6 },
   ],
   [/\b(?:chime|weigh) in\b/, { comment: 1.2 }],
@@ -526,12 +539,24 @@ export const REWRITES: [RegExp, string][] = [
   // "get it up for review against develop": a pull request.
   [/\b(?:get|put|send) (?:it|this|that|them|the branch) up for review\b/gi, 'create a PR'],
   // "what did I write about the Berlin trip": find what was written.
-  [/\bwhat (?:did|have) (?:i|we) (write|written|wrote|say|said|note|noted|save|saved|jot|jotted)(?: down)?\b/gi, 'find what i $1'],
+  [
+    /\bwhat (?:did|have) (?:i|we) (?:write|written|wrote|say|said|note|noted|save|saved|jot|jotted|put)(?: down)?(?= about\b)/gi,
+    'find what i noted',
+  ],
+  [
+    /\bwhat (?:did|have) (?:i|we) (?:write|written|wrote|say|said|note|noted|save|saved|jot|jotted)(?: down)?\b(?! in (?:the |my )?(?:note )?[\w-]*\d)/gi,
+    'list what i noted',
+  ],
+  // "did anyone push to main": the commits on it.
+  [
+    /\b(?:did|has|have) (?:anyone|anybody|someone|somebody|\w+) (?:push|pushed|commit|committed) (?:anything )?(?:to|on)\b/gi,
+    'list commits to',
+  ],
   // GitHub search qualifiers ("assignee:none", "state:open") are values, not words or verbs.
   [/\b(?:assignee|author|state|label|is|type|status|sort|review|mentions|involves|language|user|org|no):\S+/gi, ' '],
   // "the default branch of acme/web", "its star count": a repository's attributes are its details.
   [
-    /\b(?:(?:the|its) )?(?:default branch|stars?|star count|stargazers|primary language|main language|topics|visibility|license|fork count|forks)\b(?= (?:of|for|on|in) [\w.-]+\/[\w.-]+)/gi,
+    /\b(?:(?:the|its) )?(?:default branch|stars?|star count|stargazers|primary language|main language|topics|visibility|license|fork count|forks)\b(?=(?: \w+)? (?:of|for|on|in) [\w.-]+\/[\w.-]+)/gi,
     'repo details',
   ],
   // "the head sha of the release-2.3 branch": where a branch points, as the branches list it.
@@ -543,7 +568,7 @@ export const REWRITES: [RegExp, string][] = [
   // "did I write anything down about the dentist": find what was written.
   [/\bdid (i|we) (write|note|jot|save|put)(?: anything| something)?(?: down)?\b/gi, 'find what $1 $2'],
   // "what's the channel id for #x": ids are looked up by listing.
-  [/\bwhat(?:'s| is) the (\w+ )?ids? (?:of|for)\b/gi, 'list $1ids of'],
+  [/\bwhat(?:'s| is) the (\w+ )?(?:ids?|keys?) (?:of|for)\b/gi, 'list $1ids of'],
   // "pull up issue 77": show it.
   [/\bpull up\b/gi, 'get'],
   // "tell me about", "tell me what": a question to answer, not a message to send.
@@ -592,6 +617,7 @@ export const PRODUCT_WORDS: Record<string, Record<string, number>> = {
   code: { github: 0.6 },
   org: { github: 0.5 },
   karma: { hackernews: 1 },
+  project: { 'atlassian-jira': 0.4 },
   upvote: { hackernews: 1 },
   upvoted: { hackernews: 1 },
   favorite: { hackernews: 0.8 },

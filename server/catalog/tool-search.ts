@@ -176,6 +176,7 @@ export class ToolSearchIndex {
   /** Nouns of tool names (`issue`, `channel`, `note`): a plural of one asks for many of them. */
   private readonly nameNouns = new Set<string>();
   private readonly nounsOf = new Map<string, Set<string>>();
+  private readonly listsBySearching = new Set<string>();
   private readonly byProvider = new Map<string, ToolEntry[]>();
   /** An integration's own words (name, display name, tool prefix) → its name. */
   private readonly providerWords = new Map<string, string>();
@@ -247,6 +248,27 @@ export class ToolSearchIndex {
       };
     });
     this.search.addAll(docs);
+    for (const entries of this.byProvider.values()) this.findListsBySearching(entries);
+  }
+
+  /**
+   * A search tool whose integration has no tool listing its things lists them (Jira's
+   * `search_issues`; not Slack's `search_messages`, whose messages `get_channel_history` lists). A
+   * tool lists the things its name names, or names in the plural in its description.
+   */
+  private findListsBySearching(entries: readonly ToolEntry[]) {
+    for (const entry of entries) {
+      const ops = this.operationsOf.get(entry.qualifiedName) ?? {};
+      if (!ops.search || ops.list) continue;
+      const things = [...(this.nounsOf.get(entry.qualifiedName) ?? [])].filter((noun) => noun.length >= 3);
+      const listed = entries.some((other) => {
+        if (!this.operationsOf.get(other.qualifiedName)?.list) return false;
+        const nouns = this.nounsOf.get(other.qualifiedName) ?? new Set();
+        const plurals = new Set(tokenize(other.tool.description).map((w) => w.toLowerCase()));
+        return things.some((noun) => nouns.has(noun) || plurals.has(`${noun}s`) || plurals.has(`${noun.slice(0, -1)}ies`));
+      });
+      if (!listed && things.length) this.listsBySearching.add(entry.qualifiedName);
+    }
   }
 
   /** Reads a request into subject words, operations and integrations. */
@@ -406,7 +428,7 @@ export class ToolSearchIndex {
   /** A number that names one thing ("issue 42", "#7", "id"), not one that counts them ("the latest 5 notes"). */
   private namesOne(lower: string): boolean {
     // "the id of the #ops channel" asks for an id; "id 42" gives one.
-    if (/\bid\b(?! (?:of|for)\b)|[\w.-]\/[\w.-]+#\d/.test(lower)) return true;
+    if (/\bid\b(?! (?:of|for)\b)|[\w.-]\/[\w.-]+#\d|\b[a-z]+_[a-z0-9]*\d/.test(lower)) return true;
     for (const match of lower.matchAll(/(?:^|\s)(#?)\d+\b(?: (\w+))?/g)) {
       const next = match[2];
       if (match[1] || !next || stem(next) === next || !this.namesThing(next)) return true;
@@ -426,6 +448,7 @@ export class ToolSearchIndex {
   ): ToolSearchHit[] {
     const request = this.read(text);
     const askedMany: Weighted = { ...request.operations, list: Math.max(request.operations.list ?? 0, PLURAL_LIST) };
+    const askedManyBySearch: Weighted = { ...askedMany, search: Math.max(askedMany.search ?? 0, askedMany.list ?? 0) };
     const textScores = new Map<string, number>();
     let best = 0;
     if (request.text) {
@@ -448,8 +471,10 @@ export class ToolSearchIndex {
       const nouns = this.nounsOf.get(id);
       const many = request.many.size > 0 && nouns !== undefined && [...request.many].some((noun) => nouns.has(noun));
       const asked =
-        operationMatch(this.operationsOf.get(id) ?? {}, many ? askedMany : request.operations) +
-        (own && request.words.has(own.verb) ? own.weight : 0);
+        operationMatch(
+          this.operationsOf.get(id) ?? {},
+          many ? (this.listsBySearching.has(id) ? askedManyBySearch : askedMany) : request.operations,
+        ) + (own && request.words.has(own.verb) ? own.weight : 0);
       const gate = Math.min(1, GATE.floor + GATE.text * text + GATE.integration * integration);
       const parts: ScoreParts = { text, operation: asked * gate, integration, gate, connected: options.connected?.(entry) ?? false };
       if (parts.text === 0 && parts.operation === 0 && parts.integration < 1) continue;

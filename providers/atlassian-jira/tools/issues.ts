@@ -8,7 +8,7 @@ export const issueTools = [
   defineTool({
     name: 'search_issues',
     description:
-      'Search Jira issues with JQL, e.g. \'project = PROJ AND status = "In Progress" ORDER BY updated DESC\' or "assignee = currentUser() AND statusCategory != Done". The JQL must restrict the search (a bare ORDER BY is refused). Returns {issues:[{key, id, summary, status, issueType, priority, assignee, updated}], nextPageToken, isLast}; pass nextPageToken back to get the next page. maxResults defaults to 50 (max 100). Call get_issue for description and comments.',
+      'Search or list Jira issues with JQL (Jira lists issues by searching: by project, status, assignee or unassigned, reporter, priority, labels, created/updated dates or text), e.g. \'project = PROJ AND status = "In Progress" ORDER BY updated DESC\' or "assignee = currentUser() AND statusCategory != Done". The JQL must restrict the search (a bare ORDER BY is refused). Returns {issues:[{key, id, summary, status, issueType, priority, assignee, updated}], nextPageToken, isLast}; pass nextPageToken back to get the next page. maxResults defaults to 50 (max 100). Call get_issue for description and comments.',
     access: 'read',
     scopes: ['read:jira-work'],
     input: z.object({

@@ -14,7 +14,7 @@ export const teamTools = [
   defineTool({
     name: 'list_teams',
     description:
-      'List the Linear teams the API key can see: {teams: [{id, key, name, description, states: [{id, name, type}], labels: [{id, name}]}], nextCursor}. ' +
+      'List the Linear teams the API key can see, each with its workflow states and issue labels (their ids): {teams: [{id, key, name, description, states: [{id, name, type}], labels: [{id, name}]}], nextCursor}. ' +
       'Call this first: create_issue needs a team id, list_issues filters by team key (e.g. "ENG"), and update_issue takes a stateId ' +
       'from states (types: triage, backlog, unstarted, started, completed, canceled) and labelIds from labels. ' +
       'first defaults to 50 (max 250); pass nextCursor as after for the next page (null when there is none).',
