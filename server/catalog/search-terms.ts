@@ -34,6 +34,8 @@ const SYNONYMS: Record<string, string[]> = {
   fake: ['simulated'],
   compress: ['gzip', 'compress'],
   slow: ['long'],
+  calculate: ['sum'],
+  compute: ['sum'],
   lengthy: ['long'],
   // MCP calls a resource returned inside a result an embedded resource; tools call it a reference.
   embed: ['reference', 'embed'],

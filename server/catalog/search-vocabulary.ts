@@ -454,6 +454,10 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bsitting in\b/, { list: 0.8, search: 0.6 }],
   // "add oat milk to my grocery list note": something put into a thing changes it.
   [/\badd (?!:)(?:\S+ ){1,5}to (?:my|the|that|this|our) (?:\S+ ){0,3}(?:note|issue|ticket|message|description|pr)\b/, { update: 1.2 }],
+  // "jira DATA-19 priority highest": a field given a value.
+  [/\b[a-z][a-z0-9]+-\d+ (?:priority|title|summary|labels?)\b/, { update: 1.2 }],
+  // "put APP-501 to done": a status.
+  [/\b(?:to|as|into) (?:done|closed|resolved|in progress|in review|todo|to do|blocked)\b/, { transition: 1 }],
   // "add the label x to issue 14", "add a tag to my note": something put on a thing changes it.
   [
     /\b(?:add|remove|wipe|clear|strip|drop|set|change) (?:a |an |the |all |its )?(?:'[^']*' |"[^"]*" |[\w-]+ )?(?:labels?|tags?|assignees?|priority|due date)\b/,
@@ -569,6 +573,10 @@ export const REWRITES: [RegExp, string][] = [
   [/\bdid (i|we) (write|note|jot|save|put)(?: anything| something)?(?: down)?\b/gi, 'find what $1 $2'],
   // "what's the channel id for #x": ids are looked up by listing.
   [/\bwhat(?:'s| is) the (\w+ )?(?:ids?|keys?) (?:of|for)\b/gi, 'list $1ids of'],
+  // "let me know which channels exist": a question to answer, not a message to send.
+  [/\blet (?:me|us) know\b/gi, 'show me'],
+  // "…, because the PR is merged", "… and after that I will save it": why, and what comes later, are not this ask.
+  [/,? because\b.*$|,? (?:and )?(?:then|after that|afterwards|later)\b,? (?:i|we|you)\b.*$/gi, ''],
   // "pull up issue 77": show it.
   [/\bpull up\b/gi, 'get'],
   // "tell me about", "tell me what": a question to answer, not a message to send.

@@ -270,6 +270,11 @@ describe('tool search', () => {
       "'".repeat(200),
       'slap label '.repeat(18),
       'what did i write '.repeat(12),
+      'across all of '.repeat(14),
+      'is a b c '.repeat(22),
+      'aaaaaaaa, '.repeat(20),
+      'because '.repeat(25),
+      'open x '.repeat(28),
     ];
     for (const query of hostile) {
       const started = performance.now();
