@@ -84,6 +84,8 @@ export interface ReadRequest {
 
 /** Arguments' names and descriptions say what a tool works on, less surely than its name and description. */
 const PARAMETERS_BOOST = 0.5;
+/** How much of a listing tool's description is read for the things it names in the plural. */
+const DESCRIPTION_PLURALS_MAX_CHARS = 600;
 /** An upstream schema may be 64 KiB: its words are read up to here. */
 const PARAMETERS_MAX_CHARS = 1000;
 
@@ -257,17 +259,22 @@ export class ToolSearchIndex {
    * tool lists the things its name names, or names in the plural in its description.
    */
   private findListsBySearching(entries: readonly ToolEntry[]) {
+    // What each listing tool lists, read once per tool (an upstream server may have 300 tools).
+    const lists = entries
+      .filter((entry) => this.operationsOf.get(entry.qualifiedName)?.list)
+      .map((entry) => {
+        const listed = new Set(this.nounsOf.get(entry.qualifiedName));
+        for (const word of tokenize(entry.tool.description.slice(0, DESCRIPTION_PLURALS_MAX_CHARS))) {
+          const lower = word.toLowerCase();
+          if (lower.length > 3 && stem(lower) !== lower) listed.add(stem(lower));
+        }
+        return listed;
+      });
     for (const entry of entries) {
       const ops = this.operationsOf.get(entry.qualifiedName) ?? {};
       if (!ops.search || ops.list) continue;
       const things = [...(this.nounsOf.get(entry.qualifiedName) ?? [])].filter((noun) => noun.length >= 3);
-      const listed = entries.some((other) => {
-        if (!this.operationsOf.get(other.qualifiedName)?.list) return false;
-        const nouns = this.nounsOf.get(other.qualifiedName) ?? new Set();
-        const plurals = new Set(tokenize(other.tool.description).map((w) => w.toLowerCase()));
-        return things.some((noun) => nouns.has(noun) || plurals.has(`${noun}s`) || plurals.has(`${noun.slice(0, -1)}ies`));
-      });
-      if (!listed && things.length) this.listsBySearching.add(entry.qualifiedName);
+      if (things.length && !lists.some((listed) => things.some((noun) => listed.has(noun)))) this.listsBySearching.add(entry.qualifiedName);
     }
   }
 

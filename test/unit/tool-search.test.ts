@@ -211,6 +211,37 @@ describe('tool search', () => {
     expect(small.query('word1999', { limit: 5 })).toEqual([]);
   });
 
+  // Attacker: an upstream server with the most tools it may list (300), long descriptions, half of
+  // them listing and half searching. Which search tools list by searching is read once per tool, so
+  // the index builds in one pass instead of 150 × 150 readings of 2,000 characters.
+  it('reads a large hostile upstream listing once per tool', () => {
+    const long = 'widgets gadgets sprockets '.repeat(80);
+    const tools = Array.from({ length: 300 }, (_, i) =>
+      defineTool({
+        name: i % 2 ? `search_thing${i}s` : `list_item${i}s`,
+        description: long,
+        access: 'read',
+        input: z.object({}),
+        run: async () => ({}),
+      }),
+    );
+    const wide = defineProvider(
+      {
+        name: 'wide',
+        version: '1.0.0',
+        displayName: 'Wide',
+        description: 'Many tools',
+        auth: 'none',
+        envPrefix: 'WIDE',
+        toolPrefix: 'wide',
+      },
+      tools,
+    );
+    const built = new ToolSearchIndex(new ProviderRegistry([wide]).tools());
+    // Its search tools name things nothing lists, so they list them by searching ("thing1s" → search_thing1s).
+    expect(built.query('show all thing1s', { limit: 1 })[0]?.entry.qualifiedName).toBe('wide__search_thing1s');
+  });
+
   // Attacker: a caller who may not use an integration, asking for it by name so its tools come in
   // as candidates of the integration prior. The filter still decides what is seen.
   it('never shows a tool the filter refuses, even one its integration prior brought in', () => {
