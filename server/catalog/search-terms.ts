@@ -4,7 +4,15 @@
  * reading for the catalog (when indexing) and for requests, so that "PRs" meets `pull_request`.
  */
 
-const SYNONYMS: Record<string, string[]> = {
+/**
+ * A table looked up by request words: no inherited keys, so that "constructor" or "__proto__" in a
+ * request (or a tool's description) is just a word.
+ */
+export function wordTable<T>(entries: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
+}
+
+const SYNONYMS = wordTable<string[]>({
   pr: ['pull', 'request'],
   prs: ['pull', 'request'],
   msg: ['message'],
@@ -41,7 +49,7 @@ const SYNONYMS: Record<string, string[]> = {
   embed: ['reference', 'embed'],
   embedded: ['reference', 'embedded'],
   mock: ['simulated'],
-};
+});
 
 export const STOP_WORDS = new Set(
   (

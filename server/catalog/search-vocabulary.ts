@@ -4,6 +4,8 @@
  * `get_authenticated_user`. Fixed tables, no model: the same request always reads the same way.
  */
 
+import { wordTable } from './search-terms.js';
+
 /** What a tool does, read off its name: `list_issues` lists, `add_comment` comments. */
 export type Operation =
   | 'list'
@@ -26,7 +28,7 @@ export type Operation =
   | 'toggle';
 
 /** A tool name's words that say its operation; the first such word is its main one. */
-export const NAME_OPERATIONS: Record<string, Operation> = {
+export const NAME_OPERATIONS = wordTable<Operation>({
   list: 'list',
   get: 'get',
   read: 'get',
@@ -78,7 +80,7 @@ export const NAME_OPERATIONS: Record<string, Operation> = {
   toggle: 'toggle',
   enable: 'toggle',
   disable: 'toggle',
-};
+});
 
 type Weighted = Partial<Record<Operation, number>>;
 
@@ -87,7 +89,7 @@ type Weighted = Partial<Record<Operation, number>>;
  * subject: they steer the operation and are not matched against descriptions (except the ones
  * that are also nouns of tools, marked in KEEP_AS_TEXT).
  */
-export const INTENT_WORDS: Record<string, Weighted> = {
+export const INTENT_WORDS = wordTable<Weighted>({
   // get: one thing, in full
   detail: { get: 1 },
   details: { get: 1 },
@@ -291,7 +293,7 @@ export const INTENT_WORDS: Record<string, Weighted> = {
   pause: { toggle: 0.8 },
   resume: { toggle: 0.8 },
   stop: { toggle: 0.6 },
-};
+});
 
 /** ".product-title" is a CSS class (the browser's extract); ".gz" or ".json" is a kind of file. */
 export const CSS_CLASS =
@@ -597,14 +599,14 @@ export const REWRITES: [RegExp, string][] = [
 ];
 
 /** Short names people give integrations, read as if the name were written out. */
-export const NAME_ALIASES: Record<string, string> = { hn: 'hackernews', gh: 'github', ycombinator: 'hackernews' };
+export const NAME_ALIASES = wordTable<string>({ hn: 'hackernews', gh: 'github', ycombinator: 'hackernews' });
 
 /**
  * Request words that name an integration by its product's things, with how surely: "ticket" is
  * Jira's word (and sometimes Linear's), "channel" Slack's, "repo" and "PR" GitHub's. An
  * integration's own name, display name and tool prefix count too (see ToolSearchIndex).
  */
-export const PRODUCT_WORDS: Record<string, Record<string, number>> = {
+export const PRODUCT_WORDS = wordTable<Record<string, number>>({
   ticket: { 'atlassian-jira': 0.8, linear: 0.3 },
   jql: { 'atlassian-jira': 1 },
   backlog: { 'atlassian-jira': 0.4, linear: 0.4 },
@@ -644,4 +646,4 @@ export const PRODUCT_WORDS: Record<string, Record<string, number>> = {
   remind: { jots: 0.8 },
   idea: { jots: 0.6 },
   memo: { jots: 1 },
-};
+});

@@ -211,6 +211,43 @@ describe('tool search', () => {
     expect(small.query('word1999', { limit: 5 })).toEqual([]);
   });
 
+  // Attacker: a caller (or an upstream server's descriptions) using words that name properties every
+  // JavaScript object inherits. The word tables have no inherited keys, so they are just words.
+  it('reads "constructor", "__proto__" and their kin as words, in requests and in tools', () => {
+    const words = ['constructor', 'constructors', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'];
+    for (const word of words) {
+      expect(() => index.query(`${word} of the github repo`, { limit: 8 }), word).not.toThrow();
+      expect(
+        normalizeTerm(word).every((term) => typeof term === 'string'),
+        word,
+      ).toBe(true);
+    }
+    expect(index.read('constructor gh').integrations.get('github')).toBeGreaterThan(0);
+    expect([...index.read('constructor').integrations.keys()]).toEqual([]);
+    const jsTools = defineProvider(
+      {
+        name: 'jstools',
+        version: '1.0.0',
+        displayName: 'JS tools',
+        description: 'constructor prototype __proto__',
+        auth: 'none',
+        envPrefix: 'JSTOOLS',
+        toolPrefix: 'jstools',
+      },
+      [
+        defineTool({
+          name: 'find_constructor',
+          description: 'Finds a class constructor and its prototype (toString, valueOf, hasOwnProperty).',
+          access: 'read',
+          input: z.object({ constructor: z.string().describe('__proto__ constructor name') }),
+          run: async () => ({}),
+        }),
+      ],
+    );
+    const built = new ToolSearchIndex([...registry.tools(), ...new ProviderRegistry([jsTools]).tools()]);
+    expect(built.query('find the constructor of Widget', { limit: 1 })[0]?.entry.qualifiedName).toBe('jstools__find_constructor');
+  });
+
   // Attacker: an upstream server with the most tools it may list (300), long descriptions, half of
   // them listing and half searching. Which search tools list by searching is read once per tool, so
   // the index builds in one pass instead of 150 × 150 readings of 2,000 characters.
