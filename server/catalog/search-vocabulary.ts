@@ -305,7 +305,7 @@ export const CSS_CLASS =
  * channel about the release" a message to send).
  */
 export const TOPIC_CLAUSE =
-  /(?:(?<!\b(?:ping|tell|message|msg|dm|notify|remind|email|ask|warn|alert|inform|update|slack) )\b(?:my|the|any|some|our) [a-z]+|\b[a-z]{3,}s(?: (?:do|did|have|has|i|we|you|they|there|are|is)){0,3}) (?:about|regarding|concerning|mentioning) (?!#?\d|[a-z][a-z0-9]+-\d)((?:the |my |our )?[a-z]{3,}.*)$/i;
+  /(?:(?<!\b(?:ping|tell|message|msg|dm|notify|remind|email|ask|warn|alert|inform|update|slack) )\b(?:my|the|any|some|our) [a-z]+|\b[a-z]{3,}s(?: (?:do|did|have|has|i|we|you|they|there|are|is|was|were|talk|talks|say|says|said|go|goes|discuss|discusses)){0,3}) (?:about|regarding|concerning|mentioning) (?!#?\d|[a-z][a-z0-9]+-\d)((?:the |my |our )?[a-z]{3,}.*)$/i;
 
 /**
  * What a thing to make or send is about ("a linear issue about slow search", "ping the channel about
@@ -423,6 +423,16 @@ export const INTENT_PHRASES: [RegExp, Weighted][] = [
   [/\bso far\b|\b(?:everything|all) (?:that )?(?:i|we)(?:'ve| have)? \w+ed\b/, { list: 1 }],
   // "what is the id of the #ops channel": an id is looked up among them.
   [/\bids? (?:of|for)\b/, { list: 1 }],
+  // "start a note called …": a new one.
+  [
+    /\bstart (?:a|an|new|a new) (?:\w+ )?(?:note|issue|ticket|thread|draft|list|message|conversation|discussion|doc|document|pr|pull request)\b/,
+    { create: 1.5 },
+  ],
+  // "did anyone on Slack talk about …": a search of what was said.
+  [
+    /\b(?:did|has|have) (?:anyone|anybody|someone|somebody|people)\b(?: \S+){0,3} (?:talk|talked|mention|mentioned|say|said|discuss|discussed|bring|brought|ask|asked)\b/,
+    { search: 1.5 },
+  ],
   // "jira OPS-318 -> In Review": moved to that status.
   [/\s(?:->|→|=>)\s/, { transition: 1.5 }],
   // "chime in on acme/api#150 that …", "let the reporter know on SUP-120 …": a comment on that thing.
@@ -503,7 +513,7 @@ export const LIGHT_VERBS = new Set(['add', 'submit', 'post']);
 export const REWRITES: [RegExp, string][] = [
   // "please", "can you", "I'd like to": the request starts after them.
   [
-    /^(?:\s*(?:please|pls|kindly|hey|ok|so|now|can you|could you|would you|will you|i'd like to|i would like to|i want to|i need to|need to|help me|let's|lets|go ahead and|(?:the )?user (?:wants|asked|asks|needs|would like)(?: me| you)?(?: to)?(?: know)?|the agent should)\b[\s,:]*)+/i,
+    /^(?:\s*(?:please|pls|kindly|hey|ok|so|now|can you|could you|would you|will you|i'd like to|i would like to|i want to|i need to|need to|help me|let's|lets|go ahead and|(?:the )?user (?:wants|asked|asks|needs|would like)(?: me| you)?(?: to)?(?: know)?|the agent should|agent(?: step)?:)(?:\b|(?<=:))[\s,:]*)+/i,
     '',
   ],
   [/\b(?:pull|merge) requests?\b/gi, 'PR'],
@@ -579,6 +589,12 @@ export const REWRITES: [RegExp, string][] = [
   [/\blet (?:me|us) know\b/gi, 'show me'],
   // "…, because the PR is merged", "… and after that I will save it": why, and what comes later, are not this ask.
   [/,? because\b.*$|,? (?:and )?(?:then|after that|afterwards|later)\b,? (?:i|we|you)\b.*$/gi, ''],
+  // "the reference server", "the test server": what people call the server they test against, not a reference.
+  [/\b(?:the )?(?:mcp )?(?:reference|test|demo|sample) (?:mcp )?server\b/gi, 'the server'],
+  // "after loading the page, capture …", "… before replying": context around the ask, not the ask.
+  [/^(?:after|before|once|when|while) (?:[^,]+,\s*|[^,]+?(?=\b(?:i|we) (?:need|want)\b))|(?<=\w),?\s+(?:before|after) \w+ing\b.*$/gi, ''],
+  // "the #main-content div": a CSS id, not a Slack channel.
+  [/(?:^|\s)#[a-z][\w-]*(?= (?:div|element|section|span|selector|container|block|node|tag)\b)/gi, ' css selector'],
   // "pull up issue 77": show it.
   [/\bpull up\b/gi, 'get'],
   // "tell me about", "tell me what": a question to answer, not a message to send.
@@ -623,7 +639,7 @@ export const PRODUCT_WORDS = wordTable<Record<string, number>>({
   prs: { github: 1 },
   branch: { github: 1 },
   commit: { github: 1 },
-  readme: { github: 1 },
+  readme: { github: 0.6 },
   code: { github: 0.6 },
   org: { github: 0.5 },
   karma: { hackernews: 1 },

@@ -343,6 +343,10 @@ describe('tool search', () => {
       'aaaaaaaa, '.repeat(20),
       'because '.repeat(25),
       'open x '.repeat(28),
+      'before a '.repeat(22),
+      'after x, '.repeat(22),
+      '#a div '.repeat(28),
+      'did anyone a b '.repeat(13),
     ];
     for (const query of hostile) {
       const started = performance.now();
