@@ -28,7 +28,7 @@ export interface SwitchboardPluginOptions {
   keyring?: Keyring;
   /** Worker side: what the activities need. Omit for a client-only plugin. */
   activityDeps?: ActivityDeps;
-  /** A prebuilt bundle (`bundleWorkflowCode`), reused across workers to skip re-bundling. */
+  /** A prebuilt bundle (`bundleWorkflowCode` of WORKFLOWS_PATH with WORKFLOW_BUNDLE_OPTIONS), reused across workers to skip re-bundling. */
   workflowBundle?: WorkflowBundleOption;
 }
 
