@@ -28,6 +28,15 @@ interface LocalWaiter {
  * again on a backoff, or at once when a slot of its account is freed in this process, so a freed
  * slot is not stormed by every waiter.
  */
+/** Gives a held slot back: by itself (one round trip), or along with a statement of the caller's. */
+export interface SlotRelease {
+  (): Promise<void>;
+  /** The held ticket, for a statement that deletes it with other work (store/audit.ts recordToolCall). */
+  readonly ticket: string;
+  /** Once such a statement deleted the ticket: stops renewing it here and wakes the next local waiter. */
+  releasedElsewhere(): void;
+}
+
 export class AccountSlots {
   private readonly held = new Set<string>();
   private readonly waiting = new Map<string, LocalWaiter[]>();
@@ -41,7 +50,7 @@ export class AccountSlots {
   ) {}
 
   /** Waits for a slot of `account` (until `signal` aborts: SlotWaitAborted); answers its release. */
-  async acquire(account: SlotAccount, signal: AbortSignal): Promise<() => Promise<void>> {
+  async acquire(account: SlotAccount, signal: AbortSignal): Promise<SlotRelease> {
     if (signal.aborted) throw new SlotWaitAborted();
     let { ticket, granted } = await enqueueCall(this.pool, account, this.max, this.leaseMs);
     for (let look = FIRST_LOOK_MS; !granted; look = Math.min(LOOK_CEILING_MS, look * 2)) {
@@ -57,14 +66,24 @@ export class AccountSlots {
     }
     this.hold(ticket);
     let released = false;
-    return async () => {
-      if (released) return;
+    const forget = () => {
+      if (released) return false;
       released = true;
       this.held.delete(ticket);
       if (!this.held.size) this.stopRenewal();
+      return true;
+    };
+    const release = async () => {
+      if (!forget()) return;
       await leaveQueue(this.pool, ticket);
       this.wakeNext(account);
     };
+    return Object.assign(release, {
+      ticket,
+      releasedElsewhere: () => {
+        if (forget()) this.wakeNext(account);
+      },
+    });
   }
 
   private hold(ticket: string): void {

@@ -15,12 +15,12 @@ import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
 import { type Account, listUsableAccountsWithSealedCredentials, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
-import { claimToolCall, recordToolCall, type ToolCallClaim } from '../store/audit.js';
+import { claimToolCallReadingCaller, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
-import { getUserAndTenant } from '../store/user-and-tenant.js';
+import { getUserAndTenant, type UserAndTenant } from '../store/user-and-tenant.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
-import { AccountSlots, SlotWaitAborted } from './account-slots.js';
+import { AccountSlots, type SlotRelease, SlotWaitAborted } from './account-slots.js';
 import { CredentialError, CredentialStore, secretsOf, toToolCredential } from './credentials.js';
 import { deliverResult } from './deliver-result.js';
 import type { ActivityDeps } from './deps.js';
@@ -61,6 +61,10 @@ interface RunOptions {
 
 interface CallAudit {
   account?: Account;
+  /** The account slot the call holds: given back with the call's audit row (executeToolCall). */
+  slot?: SlotRelease;
+  /** The caller's user and tenant, when the claim's statement read them (claimToolCallReadingCaller). */
+  caller?: UserAndTenant;
 }
 
 class DeadlineExceeded extends Error {}
@@ -101,7 +105,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     const integration = provider.manifest.name;
     const toolName = entry?.tool.name ?? call.tool.slice(integration.length + 2);
 
-    const { user, tenant } = await getUserAndTenant(deps.pool, input.userId, input.tenantId);
+    const { user, tenant } = audit.caller ?? (await getUserAndTenant(deps.pool, input.userId, input.tenantId));
     const settings = tenant?.settings ?? {};
     // A user of another tenant (or none) has no role here at all; otherwise the one tenant policy decides.
     const refusal = !user || user.tenantId !== input.tenantId ? 'role' : policyRefusal(settings, user.roles, integration, toolName);
@@ -145,7 +149,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       }
       const parsed = parse(entry!);
       if (!('valid' in parsed)) return parsed;
-      return (await gate(entry!)) ?? invoke(registry, entry!, input, parsed.data);
+      return (await gate(entry!)) ?? invoke(registry, entry!, input, parsed.data, audit);
     }
     let args: unknown;
     if (entry) {
@@ -201,7 +205,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         const gatedListed = await gate(entry, account);
         if (gatedListed) return gatedListed;
       }
-      return await invoke(registry, entry!, input, args, { loaded, account });
+      return await invoke(registry, entry!, input, args, audit, { loaded, account });
     } catch (err) {
       if (err instanceof CredentialError) {
         return err.code === 'needs_reauth'
@@ -287,6 +291,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     entry: ToolEntry,
     input: Required<ExecuteToolInput>,
     args: unknown,
+    audit: CallAudit,
     auth?: { loaded: LoadedCredential; account: Account },
   ): Promise<CallOutcome> {
     const account = auth?.account;
@@ -316,10 +321,10 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       });
 
     // At most CONNECTIONS_ACCOUNT_MAX_CONCURRENCY calls in flight per account; a queued call keeps its deadline.
-    let release: (() => Promise<void>) | undefined;
+    // The slot is given back with the call's audit row (executeToolCall), in the same statement.
     if (account) {
       try {
-        release = await slots.acquire(account, signal);
+        audit.slot = await slots.acquire(account, signal);
       } catch (err) {
         if (!(err instanceof SlotWaitAborted)) throw err;
         return failure(
@@ -380,10 +385,6 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         });
       }
       return failure('tool_failed', `${input.call.tool} failed: ${providerErrorText((err as Error).message ?? String(err), secrets)}`);
-    } finally {
-      await release?.().catch((err: Error) =>
-        deps.logger.warn({ err: err.message }, 'could not give an account slot back; it lapses with its lease'),
-      );
     }
   }
 
@@ -414,7 +415,13 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       // Heartbeats tell Temporal this worker is alive, so a crash is noticed within seconds.
       const heartbeat = activityContext()?.info.isLocal === false && setInterval(() => activityContext()?.heartbeat(), 1000);
       try {
-        const claimed = !input.claimFirst || (await claimToolCall(deps.pool, auditIdentity(input)));
+        // The claim's statement also reads the caller's user and tenant (one round trip for both).
+        let claimed = true;
+        if (input.claimFirst) {
+          const { claimed: first, ...caller } = await claimToolCallReadingCaller(deps.pool, auditIdentity(input));
+          claimed = first;
+          audit.caller = caller;
+        }
         // A re-run of a call whose first run asked for approval answers that approval again: nothing ran.
         const rerun =
           !claimed &&
@@ -427,14 +434,27 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         if (heartbeat) clearInterval(heartbeat);
       }
       const durationMs = performance.now() - started;
-      await recordToolCall(deps.pool, {
-        ...auditIdentity(input),
-        ownerUserId: audit.account?.scope === 'user' ? (audit.account.ownerUserId ?? null) : null,
-        accountId: audit.account?.id ?? null,
-        outcome: outcome.ok ? 'ok' : 'error',
-        errorCode: outcome.ok ? null : outcome.error.code,
-        durationMs,
-      });
+      const { slot } = audit;
+      try {
+        await recordToolCall(
+          deps.pool,
+          {
+            ...auditIdentity(input),
+            ownerUserId: audit.account?.scope === 'user' ? (audit.account.ownerUserId ?? null) : null,
+            accountId: audit.account?.id ?? null,
+            outcome: outcome.ok ? 'ok' : 'error',
+            errorCode: outcome.ok ? null : outcome.error.code,
+            durationMs,
+          },
+          slot?.ticket,
+        );
+      } catch (err) {
+        await slot?.().catch((releaseErr: Error) =>
+          deps.logger.warn({ err: releaseErr.message }, 'could not give an account slot back; it lapses with its lease'),
+        );
+        throw err;
+      }
+      slot?.releasedElsewhere();
       const label = outcome.ok ? 'ok' : outcome.error.code;
       const provider = await metricProvider(input);
       toolCalls.inc({

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { WorkflowBundleOption } from '@temporalio/worker';
+import type { BundleOptions, WorkerOptions, WorkflowBundleOption } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/index.js';
 import { loadConfig } from '../core/config.js';
 import { Keyring } from '../store/keyring.js';
@@ -9,6 +9,17 @@ import { KeyringPayloadCodec } from './payload-codec.js';
 
 /** The file the worker bundles: every Switchboard workflow, and nothing with I/O. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/**
+ * How Switchboard's workflows are bundled (the worker's own bundling, `bundleWorkflowCode`, replay):
+ * with `reuseV8Context` (the SDK's default) a module is evaluated again for every new workflow
+ * unless it is preloaded, once, into the shared context. Switchboard's workflow modules and what
+ * they import keep no state of their own at module level (the workflow's state is the SDK's, per
+ * workflow), so they are preloaded: a new batch no longer evaluates its module graph (bench/README.md,
+ * "Switchboard's own cost per call"). A module that keeps per-workflow state at module level must
+ * not be imported by workflows/index.ts.
+ */
+export const WORKFLOW_BUNDLE_OPTIONS = { preloadModules: [WORKFLOWS_PATH] } as const satisfies Partial<BundleOptions>;
+
 /** Loaded by path in the worker, the client and the workflow sandbox alike. */
 export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
 
@@ -17,7 +28,7 @@ export interface SwitchboardPluginOptions {
   keyring?: Keyring;
   /** Worker side: what the activities need. Omit for a client-only plugin. */
   activityDeps?: ActivityDeps;
-  /** A prebuilt bundle (`bundleWorkflowCode`), reused across workers to skip re-bundling. */
+  /** A prebuilt bundle (`bundleWorkflowCode` of WORKFLOWS_PATH with WORKFLOW_BUNDLE_OPTIONS), reused across workers to skip re-bundling. */
   workflowBundle?: WorkflowBundleOption;
 }
 
@@ -61,6 +72,17 @@ export class SwitchboardPlugin extends SimplePlugin {
         ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
       }),
     });
+  }
+
+  /** The worker bundles Switchboard's workflows with WORKFLOW_BUNDLE_OPTIONS (a prebuilt bundle was built with them). */
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    if (configured.workflowBundle || configured.workflowsPath !== WORKFLOWS_PATH) return configured;
+    const preload = configured.bundlerOptions?.preloadModules ?? [];
+    return {
+      ...configured,
+      bundlerOptions: { ...configured.bundlerOptions, preloadModules: [...preload, ...WORKFLOW_BUNDLE_OPTIONS.preloadModules] },
+    };
   }
 }
 

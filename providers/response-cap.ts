@@ -11,11 +11,16 @@ export const DEFAULT_RESPONSE_MAX_BYTES = 10 * 1024 * 1024;
  */
 export function capResponse(res: Response, maxBytes: number): Response {
   if (!res.body) return res;
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+  const length = res.headers.get('content-length');
+  const declared = length !== null && /^\s*\d+\s*$/.test(length) ? Number(length) : Number.NaN;
   if (declared > maxBytes) {
     void res.body.cancel().catch(() => {});
     throw new ResponseTooLarge(maxBytes);
   }
+  // A declared length within the cap, on a body that is not decoded on the way in, is all there
+  // is to read (the HTTP parser reads exactly Content-Length bytes of body): no counting stream
+  // needed. A compressed body's declared length is the compressed one, so it is still counted.
+  if (declared >= 0 && isIdentity(res.headers.get('content-encoding'))) return res;
   let seen = 0;
   const limited = res.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -31,3 +36,5 @@ export function capResponse(res: Response, maxBytes: number): Response {
   Object.defineProperty(capped, 'url', { value: res.url });
   return capped;
 }
+
+const isIdentity = (encoding: string | null) => encoding === null || encoding.trim() === '' || encoding.trim().toLowerCase() === 'identity';

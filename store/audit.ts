@@ -1,4 +1,5 @@
 import type { Queryable } from './queryable.js';
+import { USER_AND_TENANT_SELECT, type UserAndTenant, userAndTenantOf } from './user-and-tenant.js';
 
 export interface ToolCallAudit {
   callKey: string;
@@ -33,12 +34,35 @@ export async function claimToolCall(db: Queryable, claim: ToolCallClaim): Promis
 }
 
 /**
+ * claimToolCall and getUserAndTenant(actor, tenant) in one statement (one round trip): the claim
+ * is a data-modifying CTE, so it is written — and durable once the statement returns — whether or
+ * not anything reads it; the user and tenant are read as getUserAndTenant reads them.
+ */
+export async function claimToolCallReadingCaller(db: Queryable, claim: ToolCallClaim): Promise<{ claimed: boolean } & UserAndTenant> {
+  const { rows } = await db.query(
+    `WITH claim AS (
+       INSERT INTO audit_log (call_key, tenant_id, kind, actor_user_id, tool, arg_names)
+       VALUES ($1, $2, 'tool_call', $3, $4, $5)
+       ON CONFLICT (call_key) WHERE call_key IS NOT NULL DO NOTHING
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM claim)::int AS claimed, caller.*
+       FROM (${USER_AND_TENANT_SELECT('$3', '$2')}) caller`,
+    [claim.callKey, claim.tenantId, claim.actorUserId, claim.tool, claim.argNames],
+  );
+  return { claimed: rows[0].claimed === 1, ...userAndTenantOf(rows[0]) };
+}
+
+/**
  * Writes the call's outcome once: a new row, or the outcome of a claimed one. A second write of
  * the same call key is ignored.
  */
-export async function recordToolCall(db: Queryable, row: ToolCallAudit): Promise<void> {
+export async function recordToolCall(db: Queryable, row: ToolCallAudit, releaseTicket?: string): Promise<void> {
+  // With `releaseTicket`, the call's account slot is given back in the same statement (one round
+  // trip; a data-modifying CTE always runs): store/account-slots.ts leaveQueue's DELETE.
+  const release = releaseTicket === undefined ? '' : 'WITH released AS (DELETE FROM account_call_slots WHERE ticket = $11) ';
   await db.query(
-    `INSERT INTO audit_log (call_key, tenant_id, kind, actor_user_id, owner_user_id, account_id, tool, outcome, error_code, duration_ms, arg_names)
+    `${release}INSERT INTO audit_log (call_key, tenant_id, kind, actor_user_id, owner_user_id, account_id, tool, outcome, error_code, duration_ms, arg_names)
      VALUES ($1, $2, 'tool_call', $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (call_key) WHERE call_key IS NOT NULL DO UPDATE
        SET owner_user_id = EXCLUDED.owner_user_id, account_id = EXCLUDED.account_id, outcome = EXCLUDED.outcome,
@@ -55,6 +79,7 @@ export async function recordToolCall(db: Queryable, row: ToolCallAudit): Promise
       row.errorCode,
       Math.round(row.durationMs),
       row.argNames,
+      ...(releaseTicket === undefined ? [] : [releaseTicket]),
     ],
   );
 }

@@ -1,6 +1,6 @@
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH, WORKFLOWS_PATH } from '../../plugin/index.js';
+import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
 import { KeyringPayloadCodec } from '../../plugin/payload-codec.js';
 import type { Keyring } from '../../store/keyring.js';
 
@@ -21,7 +21,9 @@ export async function replayHistories(
   const verdicts: ReplayVerdict[] = [];
   const results = Worker.runReplayHistories(
     {
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: [...WORKFLOW_BUNDLE_OPTIONS.preloadModules] } }),
       dataConverter: { payloadCodecs: [new KeyringPayloadCodec(options.keyring)], failureConverterPath: FAILURE_CONVERTER_PATH },
       replayName: 'switchboard-replay',
     },

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH, WORKFLOWS_PATH } from '../../plugin/index.js';
+import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
 import { TEMPORAL_SERVER_VERSION, temporalServerBinDir } from '../../scripts/setup.mjs';
 
 /** What both `npm test` (global-setup.ts) and the benchmarks (bench/lib/environment.ts) start from. */
@@ -36,6 +36,7 @@ export async function bundleWorkflowsInto(dir: string): Promise<string> {
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
+    preloadModules: [...WORKFLOW_BUNDLE_OPTIONS.preloadModules],
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
   });
   const path = join(dir, 'workflow-bundle.js');

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import type { ActivityDeps } from '../../activities/deps.js';
+import { SwitchboardPlugin, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
+
+// With reuseV8Context, a module not preloaded is evaluated again for every new workflow: preloading
+// Switchboard's workflow modules takes that off every batch (bench/README.md, call cost).
+
+const deps = {
+  config: { CONNECTIONS_ACCOUNT_MAX_CONCURRENCY: 3 },
+  pool: {},
+  keyring: {},
+  logger: {},
+  registry: {},
+} as unknown as ActivityDeps;
+
+describe("Switchboard's workflow bundle", () => {
+  it('the worker that bundles the workflows itself preloads them; a prebuilt bundle is left as built', () => {
+    const bundling = new SwitchboardPlugin({ activityDeps: deps }).configureWorker({ taskQueue: 'q' });
+    expect(bundling.workflowsPath).toBe(WORKFLOWS_PATH);
+    expect(bundling.bundlerOptions?.preloadModules).toEqual([WORKFLOWS_PATH]);
+    const prebuilt = new SwitchboardPlugin({ activityDeps: deps, workflowBundle: { codePath: '/x.js' } }).configureWorker({
+      taskQueue: 'q',
+    });
+    expect(prebuilt.bundlerOptions).toBeUndefined();
+    expect(WORKFLOW_BUNDLE_OPTIONS.preloadModules).toEqual([WORKFLOWS_PATH]);
+  });
+
+  it('the bundle the tests and benchmarks share preloads the workflows index', () => {
+    const code = readFileSync(inject('workflowBundlePath'), 'utf8');
+    const preload = code.slice(code.indexOf('exports.preloadModules = function preloadModules()'));
+    expect(preload.slice(0, preload.indexOf('}'))).toMatch(/workflows\/index\.ts/);
+  });
+});
