@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { SwitchboardPlugin, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
@@ -24,6 +25,27 @@ describe("Switchboard's workflow bundle", () => {
     });
     expect(prebuilt.bundlerOptions).toBeUndefined();
     expect(WORKFLOW_BUNDLE_OPTIONS.preloadModules).toEqual([WORKFLOWS_PATH]);
+  });
+
+  // Preloaded modules are evaluated once and shared by every workflow the worker runs: module-level
+  // state there would carry one workflow's (one user's) data into another's and break replay.
+  it('no module of the preloaded graph keeps state of its own at module level', () => {
+    const seen = new Set<string>();
+    const pending = [WORKFLOWS_PATH];
+    while (pending.length) {
+      const file = pending.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const source = readFileSync(file, 'utf8');
+      // Values imported from Switchboard's own files (not `import type`, not packages).
+      for (const match of source.matchAll(/^(?:import|export) (?!type\b)[^;]*?from '(\.{1,2}\/[^']+)\.js';/gms))
+        pending.push(resolve(dirname(file), `${match[1]}.ts`));
+      const state = source.match(
+        /^(?:export )?(?:let|var) \w+|^(?:export )?const \w+(?::[^=]+)? = (?:new (?:Map|Set|WeakMap|WeakSet|Array)\b|\[\s*\]|\{\s*\})/m,
+      );
+      expect(state?.[0], `${file} keeps module-level state`).toBeUndefined();
+    }
+    expect(seen.size).toBeGreaterThan(5);
   });
 
   it('the bundle the tests and benchmarks share preloads the workflows index', () => {
