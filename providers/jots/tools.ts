@@ -63,7 +63,7 @@ export const jotsTools = [
   defineTool({
     name: 'list_notes',
     description:
-      "List the user's notes, newest first, as {notes: [{id, title, tags, preview, createdAt, updatedAt}], nextCursor}. preview is the start of the body; call get_note for all of it. limit defaults to 20 (max 100); pass nextCursor back as cursor for the next page (null: no more).",
+      "List the user's notes, most recent first, as {notes: [{id, title, tags, preview, createdAt, updatedAt}], nextCursor}. preview is the start of the body; call get_note for all of it. limit defaults to 20 (max 100); pass nextCursor back as cursor for the next page (null: no more).",
     access: 'read',
     input: z.object({
       limit: z.number().int().min(1).max(100).default(20).describe('Notes per page, 1–100 (default 20)'),

@@ -318,8 +318,9 @@ export class ToolSearchIndex {
       .replace(/"[^"]*"|“[^”]*”|(?<=^|\s)'[^']*'(?=$|[\s.,;:!?])/g, ' ')
       .replace(TOPIC_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
       .replace(CONTENT_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
-      // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words.
-      .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, ' code ')
+      // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words — unless its
+      // words name a tool's things ("structuredContent" is what `get_structured_content` returns).
+      .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, (symbol) => (this.namesTools(symbol) ? ` ${symbol} ` : ' code '))
       .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
       .replace(
         /(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b|(?<![\w-])(?:README|CHANGELOG|CONTRIBUTING)(?![\w-])/gi,
@@ -441,6 +442,12 @@ export class ToolSearchIndex {
       if (match[1] || !next || stem(next) === next || !this.namesThing(next)) return true;
     }
     return false;
+  }
+
+  /** Whether every word of a camelCase symbol is a word of tools' names ("structuredContent"). */
+  private namesTools(symbol: string): boolean {
+    const words = tokenize(symbol).map((w) => stem(w.toLowerCase()));
+    return words.length > 1 && words.every((word) => this.nameNouns.has(word));
   }
 
   /** Whether a word is (a plural of) something tools are named after: "issues" is, "needs" is not. */
