@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createExecuteActivities } from '../../activities/execute-tool.js';
-import { claimToolCall } from '../../store/audit.js';
+import { claimToolCall, recordToolCall } from '../../store/audit.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 const world = await startWorld({
@@ -414,6 +414,164 @@ describe('local tool calls', () => {
     expect(apis.requests.filter((r) => r.subject === 'noa-gh')).toEqual([]);
     const { rows } = await stack.services.pool.query(`SELECT outcome, error_code, arg_names FROM audit_log WHERE call_key = $1`, [callKey]);
     expect(rows).toEqual([{ outcome: 'error', error_code: 'tool_failed', arg_names: [] }]);
+  });
+});
+
+describe('the claim read with the caller, and the slot given back with the outcome (one statement each)', () => {
+  const activities = () => createExecuteActivities(stack.services);
+  const slotsOf = async (accountId: string): Promise<number> =>
+    (await stack.services.pool.query('SELECT count(*)::int AS n FROM account_call_slots WHERE account_id = $1', [accountId])).rows[0].n;
+
+  it('the claim is written (committed) before the request reaches the service', async () => {
+    const ida = await createTestUser(stack);
+    await connectGithub(ida, 'ida-gh');
+    const callKey = `claim-before-send-${Date.now()}#0`;
+    apis.behave.set('/github/user', { delayMs: 1500, times: 1 });
+    const hits = () => apis.requests.filter((r) => r.subject === 'ida-gh');
+    const running = activities().executeToolCall({
+      callKey,
+      tenantId: ida.user.tenantId,
+      userId: ida.user.id,
+      call: { tool: 'github__get_authenticated_user', args: {} },
+      claimFirst: true,
+    });
+    await expect.poll(() => hits().length, { timeout: 5000, interval: 5 }).toBe(1);
+    // Read on another connection while the service still holds the request: the claim is there.
+    const { rows } = await stack.services.pool.query('SELECT outcome, actor_user_id, tenant_id FROM audit_log WHERE call_key = $1', [
+      callKey,
+    ]);
+    expect(rows).toEqual([{ outcome: null, actor_user_id: ida.user.id, tenant_id: ida.user.tenantId }]);
+    expect(await running).toMatchObject({ ok: true, result: { login: 'ida-gh' } });
+  });
+
+  it("a user named under another tenant (or no user at all) is refused by role: nothing sent, only that call's own claim row written", async () => {
+    const jo = await createTestUser(stack);
+    await connectGithub(jo, 'jo-gh');
+    const other = await createTestUser(stack);
+    const before = await stack.services.pool.query('SELECT id, outcome FROM audit_log WHERE tenant_id = ANY($1) ORDER BY id', [
+      [jo.user.tenantId, other.user.tenantId],
+    ]);
+    for (const [userId, key] of [
+      [jo.user.id, 'cross-tenant'],
+      ['usr_nobody', 'no-user'],
+    ]) {
+      const callKey = `${key}-${Date.now()}#0`;
+      const outcome = await activities().executeToolCall({
+        callKey,
+        tenantId: other.user.tenantId,
+        userId,
+        call: { tool: 'github__get_authenticated_user', args: {} },
+        claimFirst: true,
+      });
+      expect(outcome).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      const { rows } = await stack.services.pool.query('SELECT tenant_id, actor_user_id, outcome FROM audit_log WHERE call_key = $1', [
+        callKey,
+      ]);
+      expect(rows).toEqual([{ tenant_id: other.user.tenantId, actor_user_id: userId, outcome: 'error' }]);
+    }
+    expect(apis.requests.filter((r) => r.subject === 'jo-gh')).toEqual([]);
+    // Rows that were there before are as they were.
+    const after = await stack.services.pool.query('SELECT id, outcome FROM audit_log WHERE id = ANY($1) ORDER BY id', [
+      before.rows.map((r) => r.id),
+    ]);
+    expect(after.rows).toEqual(before.rows);
+  });
+
+  it("the outcome's audit statement fails: the slot is given back on its own at once, only that ticket, and the error is the activity's", async () => {
+    const kit = await createTestUser(stack);
+    const { account } = await connectGithub(kit, 'kit-gh');
+    const bystander = await createTestUser(stack);
+    const { account: theirs } = await connectGithub(bystander, 'kit-bystander-gh');
+    const { pool } = stack.services;
+    // Another tenant's call holding a slot, and one of kit's own that lapsed long ago (swept by anyone).
+    await pool.query(
+      `INSERT INTO account_call_slots (tenant_id, account_id, granted, lease_until) VALUES ($1, $2, true, now() + interval '1 hour')`,
+      [theirs.tenantId, theirs.id],
+    );
+    // The outcome write of kit's next call fails once (a sequence is not rolled back with it).
+    const tag = kit.user.id.replace(/\W/g, '');
+    await pool.query(`CREATE SEQUENCE audit_fail_${tag}`);
+    await pool.query(
+      `CREATE FUNCTION audit_fail_${tag}() RETURNS trigger LANGUAGE plpgsql AS $f$
+       BEGIN
+         IF NEW.actor_user_id = '${kit.user.id}' AND NEW.outcome IS NOT NULL AND nextval('audit_fail_${tag}') = 1 THEN
+           RAISE EXCEPTION 'audit write refused (test)';
+         END IF;
+         RETURN NEW;
+       END $f$`,
+    );
+    await pool.query(`CREATE TRIGGER audit_fail_${tag} BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_fail_${tag}()`);
+    try {
+      const input = (n: number) => ({
+        callKey: `audit-fails-${tag}#${n}`,
+        tenantId: kit.user.tenantId,
+        userId: kit.user.id,
+        call: { tool: 'github__get_authenticated_user', args: {} },
+        claimFirst: true,
+      });
+      const runner = activities();
+      await expect(runner.executeToolCall(input(0))).rejects.toThrow('audit write refused (test)');
+      // Given back by itself, right away (not when its lease lapses); the other tenant's slot is untouched.
+      expect(await slotsOf(account.id)).toBe(0);
+      expect(await slotsOf(theirs.id)).toBe(1);
+      // The same runner's next call on the account takes a slot and gives it back with its audit row.
+      expect(await runner.executeToolCall(input(1))).toMatchObject({ ok: true, result: { login: 'kit-gh' } });
+      expect(await slotsOf(account.id)).toBe(0);
+      expect(await slotsOf(theirs.id)).toBe(1);
+      const { rows } = await pool.query('SELECT call_key, outcome FROM audit_log WHERE call_key LIKE $1 ORDER BY call_key', [
+        `audit-fails-${tag}#%`,
+      ]);
+      // The failed write left the claim without an outcome (a re-run answers outcome unknown).
+      expect(rows).toEqual([
+        { call_key: `audit-fails-${tag}#0`, outcome: null },
+        { call_key: `audit-fails-${tag}#1`, outcome: 'ok' },
+      ]);
+    } finally {
+      await pool.query(`DROP TRIGGER IF EXISTS audit_fail_${tag} ON audit_log`);
+      await pool.query(`DROP FUNCTION IF EXISTS audit_fail_${tag}()`);
+      await pool.query(`DROP SEQUENCE IF EXISTS audit_fail_${tag}`);
+      await pool.query('DELETE FROM account_call_slots WHERE account_id = $1', [theirs.id]);
+    }
+  });
+
+  it("recordToolCall's ticket deletes that ticket alone, even when the outcome was already written", async () => {
+    const { pool } = stack.services;
+    const ticketOf = async (tenant: string, account: string) =>
+      (
+        await pool.query(
+          `INSERT INTO account_call_slots (tenant_id, account_id, granted, lease_until) VALUES ($1, $2, true, now() + interval '1 hour') RETURNING ticket`,
+          [tenant, account],
+        )
+      ).rows[0].ticket as string;
+    const mine = await ticketOf('ten_ticket_a', 'acct_ticket_a');
+    const sameAccount = await ticketOf('ten_ticket_a', 'acct_ticket_a');
+    const otherTenant = await ticketOf('ten_ticket_b', 'acct_ticket_b');
+    const row = {
+      callKey: `ticket-scope-${Date.now()}#0`,
+      tenantId: 'ten_ticket_a',
+      actorUserId: 'usr_ticket_a',
+      ownerUserId: null,
+      accountId: 'acct_ticket_a',
+      tool: 'github__list_repos',
+      outcome: 'ok' as const,
+      errorCode: null,
+      durationMs: 1,
+      argNames: [],
+    };
+    await recordToolCall(pool, row, mine);
+    const left = async () =>
+      (
+        await pool.query('SELECT ticket FROM account_call_slots WHERE ticket = ANY($1::bigint[]) ORDER BY ticket', [
+          [mine, sameAccount, otherTenant],
+        ])
+      ).rows.map((r) => r.ticket);
+    expect(await left()).toEqual([sameAccount, otherTenant]);
+    // A second write of the same call key is ignored, but the slot it names is still given back.
+    await recordToolCall(pool, { ...row, outcome: 'error', errorCode: 'tool_failed' }, sameAccount);
+    expect(await left()).toEqual([otherTenant]);
+    const { rows } = await pool.query('SELECT outcome FROM audit_log WHERE call_key = $1', [row.callKey]);
+    expect(rows).toEqual([{ outcome: 'ok' }]);
+    await pool.query('DELETE FROM account_call_slots WHERE ticket = $1', [otherTenant]);
   });
 });
 

@@ -140,8 +140,14 @@ export const DEFAULT_RATE_LIMIT_RETRIES = 3;
 /** While waiting for an approval, the database is asked this often too, should its settled signal have been lost. */
 const APPROVAL_RECHECK_MS = 60 * 60 * 1000;
 
-/** Approvals of this workflow that are settled, by id (their workflows signal this one). */
+/**
+ * Approvals that are settled (their workflows signal the one waiting), by workflow run and approval
+ * id. Keyed by run: were this module preloaded into a reused V8 context (the SDK's preloadModules,
+ * as Switchboard's own worker does with its workflows), one map would serve every workflow the
+ * worker runs, and one workflow's signal must not end another's wait.
+ */
 const settledApprovals = new Map<string, ApprovalStatus>();
+const settledKey = (approvalId: string) => `${workflowInfo().runId}/${approvalId}`;
 const SIGNAL_CHECKED_PATCH = 'approval-signal-checked';
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_SEC = 900;
 
@@ -162,7 +168,7 @@ export function switchboard(options: SwitchboardOptions) {
     });
   const caller = { tenantId: options.tenantId, userId: options.userId };
   setHandler(approvalSettledSignal, ({ approvalId, status }) => {
-    settledApprovals.set(approvalId, status);
+    settledApprovals.set(settledKey(approvalId), status);
   });
 
   async function connect(integration: string): Promise<PendingConnection> {
@@ -216,10 +222,10 @@ export function switchboard(options: SwitchboardOptions) {
     const checked = patched(SIGNAL_CHECKED_PATCH);
     const settled = (a: { status: string; result?: unknown }) => a.status !== 'PENDING' && (a.status !== 'APPROVED' || !!a.result);
     for (;;) {
-      const signalled = await condition(() => settledApprovals.has(approvalId), APPROVAL_RECHECK_MS);
+      const signalled = await condition(() => settledApprovals.has(settledKey(approvalId)), APPROVAL_RECHECK_MS);
       if (signalled && !checked) break;
       if (settled(await helpers.approvalOutcome({ ...caller, approvalId }))) break;
-      settledApprovals.delete(approvalId);
+      settledApprovals.delete(settledKey(approvalId));
     }
     const answer = await helpers.approvalOutcome({ ...caller, approvalId });
     if (answer.result) return answer.result;
