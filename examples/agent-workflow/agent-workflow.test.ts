@@ -36,13 +36,20 @@ const exampleEnv = (more: Record<string, string> = {}): NodeJS.ProcessEnv => ({
 });
 
 /** An example process (its worker, or start.ts) as a user runs it; `output` grows as it prints. */
-function spawnExample(script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
+function spawnExample(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', `examples/agent-workflow/${script}`, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   processes.push(child);
+  // Listened for from the start: a process that ends before a test waits for it still counts as ended
+  // (a quick consent let start.ts finish before the wait began, and the wait then never ended).
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   child.stdout?.on('data', (d) => {
     output += d;
@@ -50,7 +57,7 @@ function spawnExample(script: string, args: string[], env: NodeJS.ProcessEnv): {
   child.stderr?.on('data', (d) => {
     output += d;
   });
-  return { child, output: () => output };
+  return { child, output: () => output, exited };
 }
 
 /** The example app's worker as its own process, as a user would run it (links to the webhook, or its console). */
@@ -147,7 +154,7 @@ describe('examples/agent-workflow', () => {
 
     // Bounded below the test's own timeout, so a hang says where it hung (both processes' output).
     const code = await Promise.race([
-      new Promise((resolve) => started.child.once('exit', resolve)),
+      started.exited,
       new Promise((_, reject) =>
         setTimeout(
           () => reject(new Error(`start.ts did not end:\n${started.output()}\nthe agent worker printed:\n${agentWorker.output()}`)),
@@ -206,7 +213,7 @@ describe('examples/agent-workflow', () => {
     const outcome = await handle.result();
     expect(outcome).toEqual({ ok: true, result: expect.arrayContaining([expect.objectContaining({ full_name: 'agent-octo/repo-0' })]) });
     expect(notices).toHaveLength(1);
-    await new Promise((resolve) => (started.child.exitCode === null ? started.child.once('exit', resolve) : resolve(undefined)));
+    await started.exited;
     expect(started.output()).toContain('agent-octo/repo-0');
   }, 360_000);
 });
