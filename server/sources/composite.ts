@@ -157,11 +157,12 @@ export async function compositeExecute(
       },
     };
   }
+  // An account id carries its source's prefix; a label (and a connection id) does not, and goes to the tool's source as it is.
   const account = args.account ? splitSource(config, sources, args.account) : undefined;
-  if (args.account && account?.source !== target.source) {
+  if (account && account.source !== target.source) {
     return { ok: false, error: { code: 'not_connected', message: `No account "${args.account}" of source ${target.source} is yours.` } };
   }
-  const routed = { ...args, name: target.rest, account: account?.rest };
+  const routed = { ...args, name: target.rest, account: account ? account.rest : args.account };
   if (target.source === config.SOURCE_NAME) return executeHere(routed);
 
   const parts = qualifiedParts(target.rest);

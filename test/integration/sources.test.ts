@@ -115,6 +115,11 @@ describe('remote and composite sources', () => {
     const usAccount = body.results[1].accounts[0].id;
     expect(await run('us:github__get_authenticated_user', usAccount)).toMatchObject({ ok: true, result: { login: 'remote-octo' } });
     expect(await run('eu:github__get_authenticated_user', usAccount)).toMatchObject({ ok: false, error: { code: 'not_connected' } });
+    // A label from the search result carries no prefix: it names an account of the tool's source.
+    expect(body.results[1].accounts[0].label).toBe('remote-octo');
+    expect(await run('us:github__get_authenticated_user', 'remote-octo')).toMatchObject({ ok: true, result: { login: 'remote-octo' } });
+    expect(await run('eu:github__get_authenticated_user', 'local-octo')).toMatchObject({ ok: true, result: { login: 'local-octo' } });
+    expect(await run('eu:github__get_authenticated_user', 'remote-octo')).toMatchObject({ ok: false, error: { code: 'not_connected' } });
     expect(await run('github__get_authenticated_user')).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await run('down:github__get_authenticated_user')).toMatchObject({
       ok: false,
