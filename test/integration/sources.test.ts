@@ -127,6 +127,31 @@ describe('remote and composite sources', () => {
     });
   });
 
+  it('every call is audited here: answered at a source, refused before routing, or run here; argument names only', async () => {
+    const auditor = await createTestUser(here, { tenantId: localTenant });
+    const run = (name: string, args: Record<string, unknown>) =>
+      auditor.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+    expect(await run('us:jots__list_notes', { tag: 'secret-tag-value' })).toMatchObject({ ok: true });
+    expect(await run('us:jots__get_note', { id: 'jot_missing' })).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(await run('jots__list_notes', {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await run('down:jots__list_notes', {})).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(await run('eu:jots__list_notes', {})).toMatchObject({ ok: true });
+    const { rows } = await here.services.pool.query(
+      `SELECT kind, tool, outcome, error_code, arg_names, owner_user_id, account_id, duration_ms >= 0 AS timed
+         FROM audit_log WHERE actor_user_id = $1 ORDER BY id`,
+      [auditor.user.id],
+    );
+    const row = { kind: 'tool_call', owner_user_id: null, account_id: null, timed: true };
+    expect(rows).toEqual([
+      { ...row, tool: 'us:jots__list_notes', outcome: 'ok', error_code: null, arg_names: ['tag'] },
+      { ...row, tool: 'us:jots__get_note', outcome: 'error', error_code: 'tool_failed', arg_names: ['id'] },
+      { ...row, tool: 'jots__list_notes', outcome: 'error', error_code: 'not_found', arg_names: [] },
+      { ...row, tool: 'down:jots__list_notes', outcome: 'error', error_code: 'tool_failed', arg_names: [] },
+      { ...row, tool: 'jots__list_notes', outcome: 'ok', error_code: null, arg_names: [] },
+    ]);
+    expect(JSON.stringify(rows)).not.toContain('secret-tag-value');
+  });
+
   it('an instance without sources keeps plain names', async () => {
     const { body } = await remoteUser.call('connections_search', { query: 'authenticated user', limit: 1 });
     expect(body.results[0].name).toBe('github__get_authenticated_user');
