@@ -151,13 +151,6 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       if (!('valid' in parsed)) return parsed;
       return (await gate(entry!)) ?? invoke(registry, entry!, input, parsed.data, audit);
     }
-    let args: unknown;
-    if (entry) {
-      const parsed = parse(entry);
-      if (!('valid' in parsed)) return parsed;
-      args = parsed.data;
-    }
-
     const caller = { tenantId: input.tenantId, userId: input.userId, roles: user.roles };
     // The accounts with their sealed credentials in one round trip; only the chosen one is opened.
     const { accounts, sealed } = await listUsableAccountsWithSealedCredentials(deps.pool, caller, integration);
@@ -173,16 +166,26 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         : failure('not_connected', `You are not connected to ${integration}.`, { integration });
     }
     audit.account = account;
-    if (account.status === 'needs_reauth' || !account.hasCredential) return needsReauth(integration, account);
+    // The spec's order: policy (the account the caller may use, its scopes), then the arguments, then the credential.
     const missing = (entry?.tool.scopes ?? []).filter((s) => !account.grantedScopes.includes(s));
     if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
+    let args: unknown;
+    if (entry) {
+      const parsed = parse(entry);
+      if (!('valid' in parsed)) return parsed;
+      args = parsed.data;
+    }
+    if (account.status === 'needs_reauth' || !account.hasCredential) return needsReauth(integration, account);
     // A declared tool is gated before its credential is even loaded; a listed one once it is known.
     const gated = entry && (await gate(entry, account));
     if (gated) return gated;
 
+    // The account's secrets, once known: a failed refresh's text (the token endpoint's words) is redacted with them.
+    let secrets: string[] = [];
     try {
       let loaded = await credentials.load(account, sealed.get(account.id));
       if (!loaded) return needsReauth(integration, account);
+      secrets = secretsOf(loaded.credential);
       if (provider.credentialBinding && loaded.credential.boundTo !== provider.credentialBinding) {
         // Stored for another server that had this name: never sent to this one (nor refreshed for it).
         await markNeedsReauth(deps.pool, { ...account, credentialVersion: loaded.version });
@@ -210,7 +213,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       if (err instanceof CredentialError) {
         return err.code === 'needs_reauth'
           ? needsReauth(integration, account)
-          : failure('tool_failed', `${integration}: ${providerErrorText(err.message, [])}`);
+          : failure('tool_failed', `${integration}: ${providerErrorText(err.message, secrets)}`);
       }
       throw err;
     }

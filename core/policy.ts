@@ -43,10 +43,25 @@ export const tenantSettingsSchema = z.strictObject({
 
 export type TenantSettings = z.infer<typeof tenantSettingsSchema>;
 
-/** `*` matches any run of characters; everything else is literal. */
+/**
+ * `*` matches any run of characters; everything else is literal. Matched without a regular
+ * expression: a pattern of many `*` would make a backtracking one take exponential time (seconds
+ * for `*a*a*a*a*a*a*b` against 64 characters), on every search and call of the tenant.
+ */
 export function matchesPattern(pattern: string, name: string): boolean {
-  const parts = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('.*')}$`).test(name);
+  const [first, ...rest] = pattern.split('*');
+  if (!rest.length) return pattern === name;
+  const last = rest.pop() as string;
+  if (!name.startsWith(first) || name.length < first.length + last.length || !name.endsWith(last)) return false;
+  // Each middle piece at its earliest place after the previous one: if any placement fits, this one does.
+  let at = first.length;
+  const end = name.length - last.length;
+  for (const piece of rest) {
+    const found = name.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 export const matchesAny = (patterns: readonly string[], name: string) => patterns.some((p) => matchesPattern(p, name));

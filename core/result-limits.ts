@@ -37,8 +37,33 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * The ways a service may echo a secret back in its error text: as sent, URL-encoded (a query
+ * string, a form), and base64 or base64url (a Basic `Authorization` header, `user:token`). For
+ * base64 inside a longer encoded text the secret may start at any of three byte offsets; each
+ * offset's form keeps only the characters that encode the secret's bytes alone.
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set([secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())]);
+  const bytes = encoder.encode(secret);
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = btoa(String.fromCharCode(...new Uint8Array(offset), ...bytes)).replace(/=+$/, '');
+    const start = Math.ceil((offset * 8) / 6);
+    const end = Math.floor(((offset + bytes.length) * 8) / 6);
+    const core = encoded.slice(start, end);
+    forms.add(core);
+    forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  // Longest first, so a form that contains another is replaced whole.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
 /** Provider error text for a model: redacted first (so a cut never leaves half a token), then cut. */
 export function providerErrorText(text: string, secrets: readonly string[]): string {
-  const clean = redact(text, secrets).replace(/\s+/g, ' ').trim();
-  return clean.length > ERROR_TEXT_MAX_CHARS ? `${clean.slice(0, ERROR_TEXT_MAX_CHARS - 1)}…` : clean;
+  const clean = redact(text, secrets.filter((s) => s.length >= 6).flatMap(secretForms))
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = [...clean];
+  // Cut by characters (code points), never between the two halves of a surrogate pair.
+  return chars.length > ERROR_TEXT_MAX_CHARS ? `${chars.slice(0, ERROR_TEXT_MAX_CHARS - 1).join('')}…` : clean;
 }

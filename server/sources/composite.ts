@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../core/caller.js';
 import type { Config } from '../../core/config.js';
 import { MetaToolError } from '../../core/errors.js';
+import { TOOL_ERROR_CODES } from '../../core/execution.js';
 import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/policy.js';
 import { policyRefusalAnswer } from '../../core/policy-refusal-text.js';
 import { ResponseTooLarge } from '../../providers/http.js';
 import { capResponse } from '../../providers/response-cap.js';
+import { recordToolCall } from '../../store/audit.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
 import { ASSERTION_HEADER, signAssertion } from './assertion.js';
@@ -133,10 +136,9 @@ export async function compositeSearch(
 }
 
 /**
- * Routes a call by its `<source>:` prefix: here, or — once the local policy admits it — to the
- * source that owns the tool. `joinOnly` (an MCP task reading a call whose answer it did not record):
- * a call here only reads its batch; a call to a source is not sent again, as nothing at the source
- * can be asked only to read (past its retention the same requestId would run the call anew).
+ * connections_execute with sources: routed by routeExecute. A call run here writes its own audit
+ * row (the tool activity); one answered at a source, or refused before routing, gets its row here
+ * too, so every call a local user makes is in this instance's audit log (the source keeps its own).
  */
 export async function compositeExecute(
   ctx: ServiceContext,
@@ -144,6 +146,55 @@ export async function compositeExecute(
   args: ExecuteArgs,
   executeHere: (args: ExecuteArgs) => Promise<unknown>,
   options: { joinOnly?: boolean } = {},
+) {
+  let ranHere = false;
+  const started = performance.now();
+  const answer = await routeExecute(
+    ctx,
+    caller,
+    args,
+    (routed) => {
+      ranHere = true;
+      return executeHere(routed);
+    },
+    options,
+  );
+  if (!ranHere) await auditRoutedCall(ctx, caller, args, answer, performance.now() - started);
+  return answer;
+}
+
+/** The tool_call row of a call answered without running here: its outcome and code as answered, argument names only. */
+async function auditRoutedCall(ctx: ServiceContext, caller: Caller, args: ExecuteArgs, answer: unknown, durationMs: number) {
+  const a = answer as { ok?: unknown; error?: { code?: unknown } } | undefined;
+  const ok = a?.ok === true;
+  // A source's code is its text: only the codes this instance knows are recorded as such.
+  const code = (TOOL_ERROR_CODES as readonly unknown[]).includes(a?.error?.code) ? (a?.error?.code as string) : 'tool_failed';
+  await recordToolCall(ctx.pool, {
+    callKey: `source-call-${randomUUID()}`,
+    tenantId: caller.tenantId,
+    actorUserId: caller.userId,
+    ownerUserId: null,
+    accountId: null,
+    tool: args.name,
+    outcome: ok ? 'ok' : 'error',
+    errorCode: ok ? null : code,
+    durationMs,
+    argNames: Object.keys(args.arguments ?? {}),
+  });
+}
+
+/**
+ * Routes a call by its `<source>:` prefix: here, or — once the local policy admits it — to the
+ * source that owns the tool. `joinOnly` (an MCP task reading a call whose answer it did not record):
+ * a call here only reads its batch; a call to a source is not sent again, as nothing at the source
+ * can be asked only to read (past its retention the same requestId would run the call anew).
+ */
+async function routeExecute(
+  ctx: ServiceContext,
+  caller: Caller,
+  args: ExecuteArgs,
+  executeHere: (args: ExecuteArgs) => Promise<unknown>,
+  options: { joinOnly?: boolean },
 ) {
   const { config } = ctx;
   const sources = sourcesFor(config, caller);
@@ -157,11 +208,12 @@ export async function compositeExecute(
       },
     };
   }
+  // An account id carries its source's prefix; a label (and a connection id) does not, and goes to the tool's source as it is.
   const account = args.account ? splitSource(config, sources, args.account) : undefined;
-  if (args.account && account?.source !== target.source) {
+  if (account && account.source !== target.source) {
     return { ok: false, error: { code: 'not_connected', message: `No account "${args.account}" of source ${target.source} is yours.` } };
   }
-  const routed = { ...args, name: target.rest, account: account?.rest };
+  const routed = { ...args, name: target.rest, account: account ? account.rest : args.account };
   if (target.source === config.SOURCE_NAME) return executeHere(routed);
 
   const parts = qualifiedParts(target.rest);

@@ -115,11 +115,41 @@ describe('remote and composite sources', () => {
     const usAccount = body.results[1].accounts[0].id;
     expect(await run('us:github__get_authenticated_user', usAccount)).toMatchObject({ ok: true, result: { login: 'remote-octo' } });
     expect(await run('eu:github__get_authenticated_user', usAccount)).toMatchObject({ ok: false, error: { code: 'not_connected' } });
+    // A label from the search result carries no prefix: it names an account of the tool's source.
+    expect(body.results[1].accounts[0].label).toBe('remote-octo');
+    expect(await run('us:github__get_authenticated_user', 'remote-octo')).toMatchObject({ ok: true, result: { login: 'remote-octo' } });
+    expect(await run('eu:github__get_authenticated_user', 'local-octo')).toMatchObject({ ok: true, result: { login: 'local-octo' } });
+    expect(await run('eu:github__get_authenticated_user', 'remote-octo')).toMatchObject({ ok: false, error: { code: 'not_connected' } });
     expect(await run('github__get_authenticated_user')).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await run('down:github__get_authenticated_user')).toMatchObject({
       ok: false,
       error: { code: 'tool_failed', message: expect.stringContaining('down') },
     });
+  });
+
+  it('every call is audited here: answered at a source, refused before routing, or run here; argument names only', async () => {
+    const auditor = await createTestUser(here, { tenantId: localTenant });
+    const run = (name: string, args: Record<string, unknown>) =>
+      auditor.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+    expect(await run('us:jots__list_notes', { tag: 'secret-tag-value' })).toMatchObject({ ok: true });
+    expect(await run('us:jots__get_note', { id: 'jot_missing' })).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(await run('jots__list_notes', {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await run('down:jots__list_notes', {})).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(await run('eu:jots__list_notes', {})).toMatchObject({ ok: true });
+    const { rows } = await here.services.pool.query(
+      `SELECT kind, tool, outcome, error_code, arg_names, owner_user_id, account_id, duration_ms >= 0 AS timed
+         FROM audit_log WHERE actor_user_id = $1 ORDER BY id`,
+      [auditor.user.id],
+    );
+    const row = { kind: 'tool_call', owner_user_id: null, account_id: null, timed: true };
+    expect(rows).toEqual([
+      { ...row, tool: 'us:jots__list_notes', outcome: 'ok', error_code: null, arg_names: ['tag'] },
+      { ...row, tool: 'us:jots__get_note', outcome: 'error', error_code: 'tool_failed', arg_names: ['id'] },
+      { ...row, tool: 'jots__list_notes', outcome: 'error', error_code: 'not_found', arg_names: [] },
+      { ...row, tool: 'down:jots__list_notes', outcome: 'error', error_code: 'tool_failed', arg_names: [] },
+      { ...row, tool: 'jots__list_notes', outcome: 'ok', error_code: null, arg_names: [] },
+    ]);
+    expect(JSON.stringify(rows)).not.toContain('secret-tag-value');
   });
 
   it('an instance without sources keeps plain names', async () => {

@@ -10,6 +10,26 @@ describe('policy', () => {
     expect(matchesPattern('*', 'anything')).toBe(true);
   });
 
+  it('reads regular-expression characters in a pattern literally', () => {
+    expect(matchesPattern('a.b', 'a.b')).toBe(true);
+    expect(matchesPattern('a.b', 'axb')).toBe(false);
+    expect(matchesPattern('(', '(')).toBe(true);
+    expect(matchesPattern('(*', 'x')).toBe(false);
+    for (const p of ['[a-z]*', '^list_*', '*$', 'a|b', '\\d*', 'a+', '.*']) expect(matchesPattern(p, 'list_repos'), p).toBe(false);
+    expect(matchesPattern('[a-z]*', '[a-z]_x')).toBe(true);
+    expect(matchesPattern('a*a', 'a')).toBe(false);
+    expect(matchesPattern('a**b', 'ab')).toBe(true);
+    expect(matchesPattern('*_*_*', 'a_b_c')).toBe(true);
+    expect(matchesPattern('*_*_*_*', 'a_b_c')).toBe(false);
+  });
+
+  it('answers a pattern of many * at once, matching or not (a backtracking regular expression takes minutes)', () => {
+    const pattern = `*${'a*'.repeat(12)}b`;
+    expect(matchesPattern(pattern, 'a'.repeat(64))).toBe(false);
+    expect(matchesPattern(pattern, `${'a'.repeat(64)}b`)).toBe(true);
+    expect(isToolAllowed({ excludeTools: [pattern] }, 'a'.repeat(64))).toBe(true);
+  });
+
   it('applies allowedTools, includeTools and excludeTools together', () => {
     expect(isToolAllowed({}, 'create_issue')).toBe(true);
     expect(isToolAllowed({ allowedTools: ['list_repos'] }, 'create_issue')).toBe(false);
