@@ -428,6 +428,39 @@ describe('sessions and cookies', () => {
   });
 });
 
+describe('a shared computer after sign-out', () => {
+  it("Back after signing out shows the next person nothing of the last one's pages: every page that depends on the session is no-store", async () => {
+    await world.connectGithub(alice, 'alice-private-label');
+    const page = await signedInPage(browser, alice);
+    const privatePages = [
+      '/portal',
+      '/portal/accounts',
+      '/portal/integrations',
+      '/portal/integrations/linear',
+      '/portal/integrations/github',
+      '/portal/approvals',
+    ];
+    // Alice's accounts page, then she signs out with its button and walks away.
+    await page.goto(`${base}/portal/accounts`);
+    expect(await page.content()).toContain('alice-private-label');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/portal/login');
+    // The next person presses Back.
+    await page.goBack();
+    expect(await page.content()).not.toContain('alice-private-label');
+    expect(new URL(page.url()).pathname === '/portal/login' || (await page.locator('h1').textContent()) === 'Sign in').toBe(true);
+    // Every page that depends on the session says so to every cache.
+    await signIn(page, alice);
+    for (const path of privatePages) {
+      const response = await page.goto(`${base}${path}`);
+      expect(response?.status(), path).toBe(200);
+      expect(response?.headers()['cache-control'], path).toContain('no-store');
+    }
+    await pool().query(`DELETE FROM accounts WHERE owner_user_id = $1`, [alice.user.id]);
+    await page.context().close();
+  });
+});
+
 describe('a page on another site probing the victim', () => {
   it("reads nothing of the victim's accounts or capture, and an image probe answers the same for the victim's live capture as for a made-up one", async () => {
     const page = await signedInPage(browser, alice);
