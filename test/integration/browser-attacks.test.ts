@@ -153,6 +153,32 @@ describe('a finished consent injected into the victim’s browser', () => {
   });
 });
 
+describe('the iss of the callback (RFC 9207)', () => {
+  it('a callback whose iss names another server, or names two, exchanges nothing, even in the right browser', async () => {
+    const page = await signedInPage(browser, alice);
+    const exchangesBefore = auth.grants.authorization_code;
+    for (const [what, setIss, status] of [
+      ['a foreign iss', (q: URLSearchParams) => q.set('iss', 'https://evil.example'), 502],
+      // The issuer's own iss plus a foreign one: a response the server never sent (RFC 6749 §4.1.2: no parameter twice).
+      ['iss twice', (q: URLSearchParams) => q.append('iss', 'https://evil.example'), 400],
+      ['code twice', (q: URLSearchParams) => q.append('code', 'another-code'), 400],
+    ] as const) {
+      const { body: started } = await alice.call('connect', { integration: 'github' });
+      const consentUrl = (await page.request.get(started.url, { maxRedirects: 0 })).headers().location;
+      const callback = await consentInCode(new URL(consentUrl), 'alice-mixup');
+      expect(callback.searchParams.get('iss'), what).toBeTruthy();
+      setIss(callback.searchParams);
+      const response = await page.goto(callback.href);
+      expect(response?.status(), what).toBe(status);
+      expect(await page.locator('h1').textContent(), what).not.toBe('Connected');
+      expect(auth.grants.authorization_code, what).toBe(exchangesBefore);
+      expect((await getAttempt(pool(), started.connectionId))?.status, what).toBe('PENDING');
+    }
+    expect(await accountsOf(alice.user.id)).toEqual([]);
+    await page.context().close();
+  });
+});
+
 describe('hostile text reflected in pages', () => {
   const XSS = `<img src=x onerror="window.__pwned=1">"'<script>window.__pwned=2</script>`;
 
