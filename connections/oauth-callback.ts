@@ -30,6 +30,11 @@ export type OAuthCallbackDeps = Pick<ConnectionServices, 'pool' | 'keyring' | 'r
  */
 export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: BrowserVisit): Promise<StepAnswer> {
   const { req } = visit;
+  // A parameter given twice (RFC 6749 §4.1.2: never in a response the server sent) would be dropped
+  // below, so `iss=<issuer>&iss=<another>` would pass as no `iss` at all: refuse the whole response.
+  if (Object.values(req.query).some((value) => typeof value !== 'string')) {
+    return pageAnswer(400, 'Sign-in not recognised', 'This sign-in response is malformed. Open the connect link again.');
+  }
   const state = typeof req.query.state === 'string' ? req.query.state : '';
   const consumed = state ? await consumeState(ctx.pool, ctx.keyring, state) : undefined;
   if (!consumed) {

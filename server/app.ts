@@ -16,6 +16,7 @@ import { handleConnectLink } from './oauth/connect-link.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { cookieCaptureRouter } from './portal/cookie-capture/router.js';
 import { messagePage } from './portal/html.js';
+import { noStore } from './portal/no-store.js';
 import { portalRouter } from './portal/portal-router.js';
 import { refuseCrossSiteWrites } from './portal/same-origin-writes.js';
 import { requestLog } from './request-log.js';
@@ -84,6 +85,8 @@ export function createApp(ctx: ServiceContext): express.Express {
 
   // Routes a browser's session cookie authenticates: no state change from another site's page (finding 9).
   app.use(['/portal', '/connect', '/oauth'], refuseCrossSiteWrites(ctx));
+  // Pages that depend on who is signed in stay out of every cache (Back after sign-out shows nothing).
+  app.use(['/portal', '/connect', '/oauth'], noStore);
   app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
   app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
   app.get('/oauth/client-metadata.json', serveClientMetadata(ctx.config));
