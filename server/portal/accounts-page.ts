@@ -18,6 +18,7 @@ import { FOR_ORGANISATION, integrationPath } from './connect-controls.js';
 import { csrfToken, requireCsrf } from './csrf.js';
 import { formBody } from './form-body.js';
 import { html, messagePage, type SafeHtml } from './html.js';
+import { noticeFor } from './notice.js';
 import { portalPage } from './portal-page.js';
 import { mayManage, type SignedIn, signedIn, signedInPage, toSignIn } from './signed-in.js';
 
@@ -131,7 +132,7 @@ export function accountsRouter(ctx: ServiceContext): Router {
   router.get(
     '/portal/accounts',
     signedInPage(ctx, async (req, res, me) => {
-      const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+      const notice = noticeFor(NOTICES, req.query.done);
       res.send(await accountsPage(ctx, req, me, { notice }));
     }),
   );

@@ -17,6 +17,7 @@ import { tenantSettings } from '../meta/caller-tenant.js';
 import { csrfToken, requireCsrf } from './csrf.js';
 import { formBody } from './form-body.js';
 import { html, messagePage, type SafeHtml } from './html.js';
+import { noticeFor } from './notice.js';
 import { portalPage } from './portal-page.js';
 import { type SignedIn, signedIn, signedInPage, toSignIn } from './signed-in.js';
 
@@ -149,7 +150,7 @@ export function approvalsRouter(ctx: ServiceContext): Router {
     signedInPage(ctx, async (req, res, me) => {
       const approval = await approvalFor(ctx, me.caller, String(req.params.id));
       if (!approval) return res.status(404).send(unknownPage());
-      const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+      const notice = noticeFor(NOTICES, req.query.done);
       res.send(await detailPage(ctx, req, me, approval, notice));
     }),
   );

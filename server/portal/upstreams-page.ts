@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.js';
 import { csrfToken, requireCsrf } from './csrf.js';
 import { formBody } from './form-body.js';
 import { html, messagePage, type SafeHtml } from './html.js';
+import { noticeFor } from './notice.js';
 import { portalPage } from './portal-page.js';
 import { type SignedIn, signedIn, toSignIn } from './signed-in.js';
 
@@ -102,7 +103,7 @@ export function upstreamsRouter(ctx: ServiceContext): Router {
   router.get(PATH, async (req: Request, res: Response) => {
     const me = await admin(req, res);
     if (!me) return;
-    const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+    const notice = noticeFor(NOTICES, req.query.done);
     res.send(await upstreamsPage(ctx, req, me, { notice }));
   });
 

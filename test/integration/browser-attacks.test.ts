@@ -226,6 +226,24 @@ describe('hostile text reflected in pages', () => {
     expect(site.text).not.toContain('<script>x');
     await page.context().close();
   });
+
+  it("a page's ?done= shows only its own notices: an inherited name (constructor, __proto__, toString) shows nothing", async () => {
+    // An administrator, who may open every page that takes ?done= (the upstreams page is theirs alone).
+    const page = await signedInPage(browser, await world.user({ roles: ['admin'] }));
+    for (const path of ['/portal/accounts', '/portal/approvals', '/portal/upstreams']) {
+      const plain = await (await page.goto(`${base}${path}`))?.text();
+      for (const done of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        const res = await page.goto(`${base}${path}?done=${done}`);
+        const text = (await res?.text()) ?? '';
+        expect(res?.status(), `${path}?done=${done}`).toBe(200);
+        expect(text, `${path}?done=${done}`).not.toContain('native code');
+        expect(text, `${path}?done=${done}`).not.toContain('[object');
+        expect(await page.locator('[role=status]').count(), `${path}?done=${done}`).toBe(0);
+      }
+      expect(plain, path).not.toContain('native code');
+    }
+    await page.context().close();
+  });
 });
 
 describe('open redirects and header injection', () => {
