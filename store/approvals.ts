@@ -5,6 +5,7 @@ import type { CallerOwner } from '../core/caller.js';
 import type { ToolCallRequest } from '../core/execution.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { Keyring } from './keyring.js';
+import { storableText } from './postgres-text.js';
 import { inTransaction, type Queryable } from './queryable.js';
 
 /**
@@ -123,6 +124,8 @@ export async function getApproval(db: Queryable, id: string): Promise<Approval |
 
 /** The approval, only if this caller asked for it: others' ids look exactly like unknown ones. */
 export async function getApprovalForRequester(db: Queryable, caller: CallerOwner, id: string): Promise<Approval | undefined> {
+  // An id the agent quotes back may hold what no stored id can: unknown, like any other.
+  if (!storableText(id)) return undefined;
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 AND tenant_id = $2 AND requester_user_id = $3`, [
     id,
     caller.tenantId,

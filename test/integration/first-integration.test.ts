@@ -190,6 +190,8 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
         answered({ results: [{ result: expect.objectContaining({ login: expect.stringMatching(/^nul-/) }) }] }),
       ],
       ['list_connections', { integration: NUL }, answered({ connections: [] })],
+      ['wait_for_approval', { approvalId: NUL, timeoutSec: 1 }, refused({ error: 'Unknown approvalId' })],
+      ['read_result', { resultRef: `res_${NUL}` }, refused({ error: 'Unknown resultRef' })],
       ['disconnect', { account: NUL }, refused({ error: `No connected account matches ${NUL}` })],
       ['disconnect', { integration: NUL }, refused({ error: `No connected account matches ${NUL}` })],
     ];
