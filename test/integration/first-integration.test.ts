@@ -1,6 +1,7 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { finishAttempt, getAttempt } from '../../store/connection-attempts.js';
 import { startWorld, type TestUser } from '../support/harness.js';
@@ -34,7 +35,7 @@ const mcp2025: Surface = async (user, tool, args) => {
   let client = legacyClients.get(user.apiKey);
   if (!client) {
     client = (async () => {
-      const created = new Client({ name: 'first-integration-2025', version: '1.0.0' });
+      const created = new Client({ name: 'first-integration-2025', version: '1.0.0' }, { capabilities: { tasks: {} } });
       await created.connect(
         new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
           requestInit: { headers: { authorization: `Bearer ${user.apiKey}` } },
@@ -76,6 +77,19 @@ const SURFACES: [string, Surface][] = [
   ['MCP 2025', mcp2025],
   ['MCP 2026-07-28', mcp2026],
 ];
+
+/** MCP 2025 with the waits and calls run as tasks (tools/call with `task`, then tasks/result); the quick tools directly. */
+const mcp2025Tasks: Surface = async (user, tool, args) => {
+  if (tool !== 'wait_for_connection' && tool !== 'execute_tools') return mcp2025(user, tool, args);
+  await mcp2025(user, 'list_integrations', {});
+  const client = await legacyClients.get(user.apiKey)!;
+  const { task } = await client.request(
+    { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown>, task: { ttl: 60_000 } } },
+    CreateTaskResultSchema,
+  );
+  const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+  return { isError: result.isError === true, body: JSON.parse((result.content as { text: string }[])[0].text) };
+};
 
 const refused = (body: unknown): Answer => ({ isError: true, body });
 const answered = (body: unknown): Answer => ({ isError: false, body });
@@ -308,79 +322,82 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
   }, 60_000);
 });
 
-describe.each(SURFACES)("attackers on %s: another user's connectionId or account answers exactly like an unknown one", (_surface, call) => {
-  const victim = world.user({ email: `victim-${Math.random().toString(36).slice(2, 8)}@example.com` });
+describe.each([...SURFACES, ['MCP 2025 tasks', mcp2025Tasks]] as [string, Surface][])(
+  "attackers on %s: another user's connectionId or account answers exactly like an unknown one",
+  (_surface, call) => {
+    const victim = world.user({ email: `victim-${Math.random().toString(36).slice(2, 8)}@example.com` });
 
-  /** The victim's ids of every kind: pending, timed-out, connected attempts, and a connected account by id and label. */
-  const victimIds = (async () => {
-    const owner = await victim;
-    const label = `victim-gh-${Math.random().toString(36).slice(2, 8)}`;
-    const { account } = await world.connectGithub(owner, label);
-    const pending = (await owner.call('connect', { integration: 'github' })).body.connectionId as string;
-    const expired = (await owner.call('connect', { integration: 'github' })).body.connectionId as string;
-    expect((await owner.call('wait_for_connection', { connectionId: expired, timeoutSec: 1 })).body).toEqual({ status: 'TIMEOUT' });
-    const connected = (await owner.call('connect', { integration: 'github' })).body.connectionId as string;
-    await finishAttempt(stack.services.pool, connected, { status: 'CONNECTED', accountId: account.id });
-    return { owner, label, accountId: account.id, pending, expired, connected };
-  })();
+    /** The victim's ids of every kind: pending, timed-out, connected attempts, and a connected account by id and label. */
+    const victimIds = (async () => {
+      const owner = await victim;
+      const label = `victim-gh-${Math.random().toString(36).slice(2, 8)}`;
+      const { account } = await world.connectGithub(owner, label);
+      const pending = (await owner.call('connect', { integration: 'github' })).body.connectionId as string;
+      const expired = (await owner.call('connect', { integration: 'github' })).body.connectionId as string;
+      expect((await owner.call('wait_for_connection', { connectionId: expired, timeoutSec: 1 })).body).toEqual({ status: 'TIMEOUT' });
+      const connected = (await owner.call('connect', { integration: 'github' })).body.connectionId as string;
+      await finishAttempt(stack.services.pool, connected, { status: 'CONNECTED', accountId: account.id });
+      return { owner, label, accountId: account.id, pending, expired, connected };
+    })();
 
-  /** The same call with `realId` and with an id nobody has: the answers must match, the ids aside. */
-  async function sameAsUnknown(intruder: TestUser, tool: string, args: (id: string) => unknown, realId: string): Promise<Answer> {
-    const unknownId = realId.replace(/.$/, (c) => (c === 'x' ? 'y' : 'x'));
-    const real = await call(intruder, tool, args(realId));
-    const unknown = await call(intruder, tool, args(unknownId));
-    const normalise = (answer: Answer) => JSON.stringify(answer).split(realId).join('<id>').split(unknownId).join('<id>');
-    expect(normalise(real), `${tool} with ${realId}`).toBe(normalise(unknown));
-    return real;
-  }
+    /** The same call with `realId` and with an id nobody has: the answers must match, the ids aside. */
+    async function sameAsUnknown(intruder: TestUser, tool: string, args: (id: string) => unknown, realId: string): Promise<Answer> {
+      const unknownId = realId.replace(/.$/, (c) => (c === 'x' ? 'y' : 'x'));
+      const real = await call(intruder, tool, args(realId));
+      const unknown = await call(intruder, tool, args(unknownId));
+      const normalise = (answer: Answer) => JSON.stringify(answer).split(realId).join('<id>').split(unknownId).join('<id>');
+      expect(normalise(real), `${tool} with ${realId}`).toBe(normalise(unknown));
+      return real;
+    }
 
-  it.each([
-    ['another user of the same tenant', async () => world.user({ tenantId: (await victim).user.tenantId })],
-    ['another tenant', () => world.user()],
-  ])(
-    '%s',
-    async (_who, makeIntruder) => {
-      const ids = await victimIds;
-      const intruder = await makeIntruder();
-      // A connected account of their own, so "not connected" is not why they fail.
-      await world.connectGithub(intruder, `intruder-${Math.random().toString(36).slice(2, 8)}`);
-      const victimCalls = () => apis.requests.filter((r) => r.subject === ids.label).length;
-      const before = victimCalls();
+    it.each([
+      ['another user of the same tenant', async () => world.user({ tenantId: (await victim).user.tenantId })],
+      ['another tenant', () => world.user()],
+    ])(
+      '%s',
+      async (_who, makeIntruder) => {
+        const ids = await victimIds;
+        const intruder = await makeIntruder();
+        // A connected account of their own, so "not connected" is not why they fail.
+        await world.connectGithub(intruder, `intruder-${Math.random().toString(36).slice(2, 8)}`);
+        const victimCalls = () => apis.requests.filter((r) => r.subject === ids.label).length;
+        const before = victimCalls();
 
-      for (const connectionId of [ids.pending, ids.expired, ids.connected]) {
-        for (const timeoutSec of [1, undefined]) {
-          const answer = await sameAsUnknown(intruder, 'wait_for_connection', (id) => ({ connectionId: id, timeoutSec }), connectionId);
-          expect(answer).toEqual(refused({ error: 'Unknown connectionId' }));
+        for (const connectionId of [ids.pending, ids.expired, ids.connected]) {
+          for (const timeoutSec of [1, undefined]) {
+            const answer = await sameAsUnknown(intruder, 'wait_for_connection', (id) => ({ connectionId: id, timeoutSec }), connectionId);
+            expect(answer).toEqual(refused({ error: 'Unknown connectionId' }));
+          }
         }
-      }
-      for (const selector of [ids.accountId, ids.label, ids.connected, ids.pending]) {
-        const answer = await sameAsUnknown(
-          intruder,
-          'execute_tools',
-          (id) => ({ executions: [{ tool: 'github_get_authenticated_user', account: id }] }),
-          selector,
-        );
-        expect(answer).toEqual(
-          answered({
-            results: [
-              { error: 'NOT_CONNECTED', integration: 'github', message: "github not connected. Use connect('github') to connect." },
-            ],
-          }),
-        );
-        const disconnected = await sameAsUnknown(intruder, 'disconnect', (id) => ({ account: id }), selector);
-        expect(disconnected.isError).toBe(true);
-      }
-      const listed = await call(intruder, 'list_connections', {});
-      expect(JSON.stringify(listed.body)).not.toContain(ids.accountId);
-      expect(JSON.stringify(listed.body)).not.toContain(ids.label);
+        for (const selector of [ids.accountId, ids.label, ids.connected, ids.pending]) {
+          const answer = await sameAsUnknown(
+            intruder,
+            'execute_tools',
+            (id) => ({ executions: [{ tool: 'github_get_authenticated_user', account: id }] }),
+            selector,
+          );
+          expect(answer).toEqual(
+            answered({
+              results: [
+                { error: 'NOT_CONNECTED', integration: 'github', message: "github not connected. Use connect('github') to connect." },
+              ],
+            }),
+          );
+          const disconnected = await sameAsUnknown(intruder, 'disconnect', (id) => ({ account: id }), selector);
+          expect(disconnected.isError).toBe(true);
+        }
+        const listed = await call(intruder, 'list_connections', {});
+        expect(JSON.stringify(listed.body)).not.toContain(ids.accountId);
+        expect(JSON.stringify(listed.body)).not.toContain(ids.label);
 
-      // Nothing reached the service as the victim, and the victim's account and attempts are as they were.
-      expect(victimCalls()).toBe(before);
-      expect((await ids.owner.call('list_connections', {})).body.connections).toEqual([
-        expect.objectContaining({ id: ids.accountId, label: ids.label }),
-      ]);
-      expect((await getAttempt(stack.services.pool, ids.pending))?.status).toBe('PENDING');
-    },
-    60_000,
-  );
-});
+        // Nothing reached the service as the victim, and the victim's account and attempts are as they were.
+        expect(victimCalls()).toBe(before);
+        expect((await ids.owner.call('list_connections', {})).body.connections).toEqual([
+          expect.objectContaining({ id: ids.accountId, label: ids.label }),
+        ]);
+        expect((await getAttempt(stack.services.pool, ids.pending))?.status).toBe('PENDING');
+      },
+      60_000,
+    );
+  },
+);
