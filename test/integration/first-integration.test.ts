@@ -203,6 +203,28 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
         { executions: [{ tool: 'github_get_authenticated_user', args: { [NUL]: 1 } }] },
         answered({ results: [{ result: expect.objectContaining({ login: expect.stringMatching(/^nul-/) }) }] }),
       ],
+      // A tool whose values go to Postgres (jots) names the argument, as for any value it refuses.
+      [
+        'execute_tools',
+        {
+          executions: [
+            { tool: 'jots_create_note', args: { title: NUL, body: 'x' } },
+            { tool: 'jots_create_note', args: { title: 't', body: NUL } },
+            { tool: 'jots_create_note', args: { title: 't', body: 'x', tags: [NUL] } },
+            { tool: 'jots_search_notes', args: { query: NUL } },
+            { tool: 'jots_get_note', args: { id: NUL } },
+          ],
+        },
+        answered({
+          results: [
+            { error: 'Invalid arguments for jots_create_note: title: must not contain the character U+0000' },
+            { error: 'Invalid arguments for jots_create_note: body: must not contain the character U+0000' },
+            { error: 'Invalid arguments for jots_create_note: tags.0: must not contain the character U+0000' },
+            { error: 'Invalid arguments for jots_search_notes: query: must not contain the character U+0000' },
+            { error: 'Invalid arguments for jots_get_note: id: must not contain the character U+0000' },
+          ],
+        }),
+      ],
       ['list_connections', { integration: NUL }, answered({ connections: [] })],
       ['wait_for_approval', { approvalId: NUL, timeoutSec: 1 }, refused({ error: 'Unknown approvalId' })],
       ['read_result', { resultRef: `res_${NUL}` }, refused({ error: 'Unknown resultRef' })],
