@@ -423,3 +423,27 @@ describe.each([...SURFACES, ['MCP 2025 tasks', mcp2025Tasks]] as [string, Surfac
     );
   },
 );
+
+describe('execute_tools past the body limit', () => {
+  it('a request body over 1 MB is answered 413 on the JSON API and on /mcp alike, before anything runs', async () => {
+    const user = await world.user();
+    const executions = Array.from({ length: 500 }, () => ({ tool: 'jots_create_note', args: { title: 't', body: 'x'.repeat(2100) } }));
+    const headers = {
+      authorization: `Bearer ${user.apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const json = await fetch(`${stack.baseUrl}/v1/tools/execute_tools`, { method: 'POST', headers, body: JSON.stringify({ executions }) });
+    const mcp = await fetch(`${stack.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions } } }),
+    });
+    for (const res of [json, mcp]) {
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({ error: 'Request body too large' });
+    }
+    const { rows } = await stack.services.pool.query('SELECT count(*)::int AS n FROM audit_log WHERE actor_user_id = $1', [user.user.id]);
+    expect(rows[0].n).toBe(0);
+  });
+});
