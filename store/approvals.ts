@@ -5,7 +5,7 @@ import type { CallerOwner } from '../core/caller.js';
 import type { ToolCallRequest } from '../core/execution.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { Keyring } from './keyring.js';
-import { storableText } from './postgres-text.js';
+import { asStorableJson, storableText } from './postgres-text.js';
 import { inTransaction, type Queryable } from './queryable.js';
 
 /**
@@ -83,10 +83,11 @@ export async function createApproval(
       input.accountId,
       input.accountLabel,
       sealed,
-      input.summary,
+      // What a person is shown: any U+0000 an agent put in the arguments shows as U+FFFD (the sealed call keeps it).
+      asStorableJson(input.summary),
       input.ttlSec,
       input.accountScope,
-      JSON.stringify(input.shownArguments),
+      JSON.stringify(asStorableJson(input.shownArguments)),
     ],
   );
   if (rows[0]) return { approval: rows[0], created: true };

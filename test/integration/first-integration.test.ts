@@ -232,6 +232,18 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
       ['disconnect', { integration: NUL }, refused({ error: `No connected account matches ${NUL}` })],
     ];
     for (const [tool, args, expected] of cases) expect(await call(user, tool, args), `${tool} ${JSON.stringify(args)}`).toEqual(expected);
+    // A call that needs approval (jots_delete_note is destructive) asks for it: the page shows U+0000 as U+FFFD.
+    const gated = await call(user, 'execute_tools', {
+      executions: [
+        { tool: 'jots_delete_note', args: { id: 'jot_x', extra: NUL } },
+        { tool: 'jots_delete_note', args: { id: 'jot_y', [NUL]: 1 } },
+      ],
+    });
+    expect(gated.isError).toBe(false);
+    expect(gated.body.results).toEqual([
+      expect.objectContaining({ error: 'APPROVAL_REQUIRED', approvalId: expect.any(String) }),
+      expect.objectContaining({ error: 'APPROVAL_REQUIRED', approvalId: expect.any(String) }),
+    ]);
     const { rows } = await stack.services.pool.query(
       `SELECT tool, arg_names AS "argNames" FROM audit_log WHERE actor_user_id = $1 AND (tool LIKE '%\uFFFD%' OR arg_names::text LIKE '%\uFFFD%')`,
       [user.user.id],
