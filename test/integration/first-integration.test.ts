@@ -29,9 +29,9 @@ const jsonApi: Surface = async (user, tool, args) => {
   return { isError: status >= 400, body };
 };
 
-/** MCP 2025 with the official v1 client: one client per user, kept for the file. */
+/** MCP 2025 with the official v1 client (declaring tasks): one client per user, kept for the file. */
 const legacyClients = new Map<string, Promise<Client>>();
-const mcp2025: Surface = async (user, tool, args) => {
+function legacyClientOf(user: TestUser): Promise<Client> {
   let client = legacyClients.get(user.apiKey);
   if (!client) {
     client = (async () => {
@@ -46,7 +46,12 @@ const mcp2025: Surface = async (user, tool, args) => {
     })();
     legacyClients.set(user.apiKey, client);
   }
-  const result = await (await client).callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: 60_000 });
+  return client;
+}
+
+const mcp2025: Surface = async (user, tool, args) => {
+  const client = await legacyClientOf(user);
+  const result = await client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: 60_000 });
   return { isError: result.isError === true, body: JSON.parse((result.content as { text: string }[])[0].text) };
 };
 
@@ -81,8 +86,7 @@ const SURFACES: [string, Surface][] = [
 /** MCP 2025 with the waits and calls run as tasks (tools/call with `task`, then tasks/result); the quick tools directly. */
 const mcp2025Tasks: Surface = async (user, tool, args) => {
   if (tool !== 'wait_for_connection' && tool !== 'execute_tools') return mcp2025(user, tool, args);
-  await mcp2025(user, 'list_integrations', {});
-  const client = await legacyClients.get(user.apiKey)!;
+  const client = await legacyClientOf(user);
   const { task } = await client.request(
     { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown>, task: { ttl: 60_000 } } },
     CreateTaskResultSchema,
