@@ -3,6 +3,7 @@ import type { OAuthContext } from '../providers/oauth-flow.js';
 import { credentialAad, type LoadedCredential, openCredential, openLoadedCredential, sealCredential } from './credential-seal.js';
 import { newId } from './ids.js';
 import type { Keyring } from './keyring.js';
+import { storableText } from './postgres-text.js';
 import { inTransaction, lockKey, type Queryable } from './queryable.js';
 
 export type AccountScope = 'user' | 'tenant';
@@ -57,6 +58,8 @@ export async function listUsableAccounts(
   caller: { tenantId: string; userId: string; roles: readonly string[] },
   integration?: string,
 ): Promise<Account[]> {
+  // An integration name the agent chose may hold what no stored name can: then nothing matches.
+  if (integration !== undefined && !storableText(integration)) return [];
   const { rows } = await db.query<Account>(
     `SELECT ${COLUMNS} FROM accounts
       WHERE tenant_id = $1 AND (owner_user_id = $2 OR scope = 'tenant') AND ($3::text IS NULL OR integration = $3)

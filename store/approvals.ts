@@ -5,6 +5,7 @@ import type { CallerOwner } from '../core/caller.js';
 import type { ToolCallRequest } from '../core/execution.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { Keyring } from './keyring.js';
+import { asStorableJson, storableText } from './postgres-text.js';
 import { inTransaction, type Queryable } from './queryable.js';
 
 /**
@@ -82,10 +83,11 @@ export async function createApproval(
       input.accountId,
       input.accountLabel,
       sealed,
-      input.summary,
+      // What a person is shown: any U+0000 an agent put in the arguments shows as U+FFFD (the sealed call keeps it).
+      asStorableJson(input.summary),
       input.ttlSec,
       input.accountScope,
-      JSON.stringify(input.shownArguments),
+      JSON.stringify(asStorableJson(input.shownArguments)),
     ],
   );
   if (rows[0]) return { approval: rows[0], created: true };
@@ -123,6 +125,8 @@ export async function getApproval(db: Queryable, id: string): Promise<Approval |
 
 /** The approval, only if this caller asked for it: others' ids look exactly like unknown ones. */
 export async function getApprovalForRequester(db: Queryable, caller: CallerOwner, id: string): Promise<Approval | undefined> {
+  // An id the agent quotes back may hold what no stored id can: unknown, like any other.
+  if (!storableText(id)) return undefined;
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 AND tenant_id = $2 AND requester_user_id = $3`, [
     id,
     caller.tenantId,

@@ -1,3 +1,4 @@
+import { asStorableText } from './postgres-text.js';
 import type { Queryable } from './queryable.js';
 import { USER_AND_TENANT_SELECT, type UserAndTenant, userAndTenantOf } from './user-and-tenant.js';
 
@@ -28,7 +29,7 @@ export async function claimToolCall(db: Queryable, claim: ToolCallClaim): Promis
     `INSERT INTO audit_log (call_key, tenant_id, kind, actor_user_id, tool, arg_names)
      VALUES ($1, $2, 'tool_call', $3, $4, $5)
      ON CONFLICT (call_key) WHERE call_key IS NOT NULL DO NOTHING`,
-    [claim.callKey, claim.tenantId, claim.actorUserId, claim.tool, claim.argNames],
+    [claim.callKey, claim.tenantId, claim.actorUserId, asStorableText(claim.tool), claim.argNames.map(asStorableText)],
   );
   return rowCount === 1;
 }
@@ -48,7 +49,7 @@ export async function claimToolCallReadingCaller(db: Queryable, claim: ToolCallC
      )
      SELECT (SELECT count(*) FROM claim)::int AS claimed, caller.*
        FROM (${USER_AND_TENANT_SELECT('$3', '$2')}) caller`,
-    [claim.callKey, claim.tenantId, claim.actorUserId, claim.tool, claim.argNames],
+    [claim.callKey, claim.tenantId, claim.actorUserId, asStorableText(claim.tool), claim.argNames.map(asStorableText)],
   );
   return { claimed: rows[0].claimed === 1, ...userAndTenantOf(rows[0]) };
 }
@@ -74,11 +75,11 @@ export async function recordToolCall(db: Queryable, row: ToolCallAudit, releaseT
       row.actorUserId,
       row.ownerUserId,
       row.accountId,
-      row.tool,
+      asStorableText(row.tool),
       row.outcome,
       row.errorCode,
       Math.round(row.durationMs),
-      row.argNames,
+      row.argNames.map(asStorableText),
       ...(releaseTicket === undefined ? [] : [releaseTicket]),
     ],
   );

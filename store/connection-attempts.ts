@@ -4,6 +4,7 @@ import type { AttemptStatus } from '../core/connection.js';
 import type { OAuthContext } from '../providers/oauth-flow.js';
 import { newAttemptId } from './ids.js';
 import type { Keyring } from './keyring.js';
+import { storableText } from './postgres-text.js';
 import type { Queryable } from './queryable.js';
 
 export interface ConnectionAttempt {
@@ -40,6 +41,8 @@ export async function createAttempt(
 
 /** The attempt, only if it belongs to this caller: others' ids look exactly like unknown ones. */
 export async function getAttemptForCaller(db: Queryable, caller: CallerOwner, id: string): Promise<ConnectionAttempt | undefined> {
+  // An id the agent quotes back may hold what no stored id can: unknown, like any other.
+  if (!storableText(id)) return undefined;
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM connection_attempts WHERE id::text = $1 AND tenant_id = $2 AND user_id = $3`, [
     id,
     caller.tenantId,

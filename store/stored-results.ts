@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallerOwner } from '../core/caller.js';
 import type { StoredResultRef } from '../core/stored-results.js';
 import type { Keyring } from './keyring.js';
+import { storableText } from './postgres-text.js';
 import type { Queryable } from './queryable.js';
 
 /**
@@ -63,7 +64,7 @@ async function readUnexpired(
   owner: CallerOwner | 'any',
   refs: readonly string[],
 ): Promise<Map<string, StoredResult>> {
-  const wanted = refs.filter((r) => r.startsWith(REF_PREFIX) && r.length <= 100);
+  const wanted = refs.filter((r) => r.startsWith(REF_PREFIX) && r.length <= 100 && storableText(r));
   if (!wanted.length) return new Map();
   const byOwner = owner === 'any' ? '' : 'AND tenant_id = $2 AND user_id = $3';
   const { rows } = await db.query<Row>(

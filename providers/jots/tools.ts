@@ -10,19 +10,31 @@ export const TAG_MAX_CHARS = 50;
 
 const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
 
+/** Postgres text cannot hold U+0000: refused as an argument instead of failing the statement. */
+const storable = (s: string) => !s.includes('\u0000');
+const NUL_MESSAGE = 'must not contain the character U+0000';
+
 const noteId = z
   .string()
   .trim()
   .min(1)
   .max(100)
+  .refine(storable, NUL_MESSAGE)
   .describe('Id of the note, e.g. "jot_3kTq…" (from create_note, list_notes or search_notes)');
-const title = z.string().trim().min(1).max(TITLE_MAX_CHARS).describe(`Title of the note, 1–${TITLE_MAX_CHARS} characters`);
+const title = z
+  .string()
+  .trim()
+  .min(1)
+  .max(TITLE_MAX_CHARS)
+  .refine(storable, NUL_MESSAGE)
+  .describe(`Title of the note, 1–${TITLE_MAX_CHARS} characters`);
 const body = z
   .string()
   .refine((s) => utf8Bytes(s) <= BODY_MAX_BYTES, `at most ${BODY_MAX_BYTES / 1000} kB of UTF-8 text`)
+  .refine(storable, NUL_MESSAGE)
   .describe(`Text of the note (plain text or Markdown), up to ${BODY_MAX_BYTES / 1000} kB`);
 const tags = z
-  .array(z.string().trim().min(1).max(TAG_MAX_CHARS))
+  .array(z.string().trim().min(1).max(TAG_MAX_CHARS).refine(storable, NUL_MESSAGE))
   .max(TAGS_MAX)
   .describe(`Labels for the note, e.g. ["work", "ideas"]; at most ${TAGS_MAX}, each up to ${TAG_MAX_CHARS} characters, kept in lower case`);
 
@@ -79,7 +91,13 @@ export const jotsTools = [
       'Search the user\'s notes by words in the title, tags and body (full-text, English stemming: "deploy" finds "deployment"; "quoted phrases", OR and -word work). Returns {notes: [{id, title, tags, snippet, rank, preview, createdAt, updatedAt}]}, best match first; snippet shows the matching words in «guillemets». Call get_note for a whole note.',
     access: 'read',
     input: z.object({
-      query: z.string().trim().min(1).max(500).describe('Words to find, e.g. "quarterly budget" or "deploy -staging"'),
+      query: z
+        .string()
+        .trim()
+        .min(1)
+        .max(500)
+        .refine(storable, NUL_MESSAGE)
+        .describe('Words to find, e.g. "quarterly budget" or "deploy -staging"'),
       limit: z.number().int().min(1).max(50).default(10).describe('Most results to return, 1–50 (default 10)'),
     }),
     async run(args, ctx) {

@@ -61,7 +61,7 @@ export const executeTools = defineMetaTool({
   name: 'execute_tools',
   description:
     'Run tools. executions: [{tool, args}] — tool is a name from search_tools, args an object (default {}), optional account ' +
-    '(id or label from list_connections). Up to 8 run at once; results[i] answers executions[i] as {result} or {error}. ' +
+    '(id or label from list_connections). 1 to 500 entries, up to 8 running at once; results[i] answers executions[i] as {result} or {error}. ' +
     'A NOT_CONNECTED error names the integration to connect; an APPROVAL_REQUIRED error means a person must approve the call first: ' +
     'give them its url, then call wait_for_approval with its approvalId (the other entries ran); a RATE_LIMITED error says after how many seconds (retryAfterSec) to try again. Pass a requestId to make a retry safe: the same requestId returns ' +
     'the recorded results and runs nothing twice.',
