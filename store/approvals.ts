@@ -5,7 +5,7 @@ import type { CallerOwner } from '../core/caller.js';
 import type { ToolCallRequest } from '../core/execution.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { Keyring } from './keyring.js';
-import { asStorableJson, storableText } from './postgres-text.js';
+import { asStorableJson, asStorableText, storableText } from './postgres-text.js';
 import { inTransaction, type Queryable } from './queryable.js';
 
 /**
@@ -119,6 +119,7 @@ export async function getApprovalByCallKey(db: Queryable, callKey: string): Prom
 }
 
 export async function getApproval(db: Queryable, id: string): Promise<Approval | undefined> {
+  if (!storableText(id)) return undefined; // an id from a URL; no stored one holds U+0000
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM approvals WHERE id = $1`, [id]);
   return rows[0];
 }
@@ -170,6 +171,9 @@ export async function decideApproval(
   db: Queryable,
   input: { id: string; tenantId: string; decision: Decision; decidedBy: string; reason: string | null },
 ): Promise<{ decided: boolean; approval: Approval } | undefined> {
+  if (!storableText(input.id)) return undefined; // no stored approval's id holds U+0000
+  // A person's reason may carry U+0000, which Postgres text cannot hold: kept as U+FFFD, as audit rows keep it.
+  const reason = input.reason === null ? null : asStorableText(input.reason);
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.query(
       `SELECT ${COLUMNS}, expires_at <= now() AS "pastExpiry" FROM approvals WHERE id = $1 AND tenant_id = $2 FOR UPDATE`,
@@ -181,7 +185,7 @@ export async function decideApproval(
     if (current.status !== 'PENDING' || pastExpiry) return { decided: false, approval: current };
     const updated = await tx.query(
       `UPDATE approvals SET status = $2, decided_by = $3, decided_at = now(), reason = $4 WHERE id = $1 RETURNING ${COLUMNS}`,
-      [input.id, input.decision, input.decidedBy, input.reason],
+      [input.id, input.decision, input.decidedBy, reason],
     );
     const approval: Approval = updated.rows[0];
     await tx.query(
@@ -194,7 +198,7 @@ export async function decideApproval(
         approval.accountId,
         approval.tool,
         input.decision,
-        { approvalId: approval.id, reason: input.reason },
+        { approvalId: approval.id, reason },
       ],
     );
     return { decided: true, approval };

@@ -242,6 +242,21 @@ describe('decisions', () => {
     expect(page).toContain('not today');
   });
 
+  it('U+0000 in a decision: a reason carrying one is kept as U+FFFD (the decision lands); an approval id carrying one is unknown', async () => {
+    const { approvalId } = await gatedDelete(alice);
+    const portal = await portalSession(ada);
+    expect((await portal.decide(approvalId, 'deny', 'not\u0000today')).headers.get('location')).toContain('done=denied');
+    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'DENIED', reason: 'not\uFFFDtoday' });
+    const [decision] = (await auditRows(alice.user.tenantId, 'approval_decision', 'jots__delete_note')).filter(
+      (row) => row.detail.approvalId === approvalId,
+    );
+    expect(decision.detail.reason).toBe('not\uFFFDtoday');
+    for (const id of [`${approvalId}%00`, '%00']) {
+      expect((await portal.decide(id, 'approve')).status, id).toBe(404);
+      expect((await portal.get(`/portal/approvals/${id}`)).status, id).toBe(404);
+    }
+  });
+
   it('expire: with no decision before approvalTtlSec the approval is EXPIRED and the call never runs', async () => {
     const erin = await world.user({ email: 'erin@example.com' });
     await setSettings(erin, { approvalTtlSec: 2 });
