@@ -20,6 +20,7 @@ const API_KEY = 'upstream-key-0123456789abcdef';
 let stack: Stack;
 let open: TestUpstream;
 let internal: TestUpstream;
+let hostile: TestUpstream;
 let keyed: TestUpstream;
 let everything: { child: ChildProcess; url: string };
 let alice: TestUser;
@@ -28,12 +29,35 @@ let bob: TestUser;
 const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}) =>
   user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
 
+/**
+ * Input schemas a hostile upstream lists to make the worker's local argument check run without end:
+ * `anyOf` branches that `$ref` the level below twice (2^40 subschemas for one value, a 4 kB schema),
+ * `uniqueItems` (every item compared with every other), and a hundred and fifty branches per item.
+ */
+const doubling = (levels: number) => {
+  const $defs: Record<string, unknown> = { l0: { type: 'string' } };
+  for (let i = 1; i <= levels; i++) $defs[`l${i}`] = { anyOf: [{ $ref: `#/$defs/l${i - 1}` }, { allOf: [{ $ref: `#/$defs/l${i - 1}` }] }] };
+  return { type: 'object', $defs, properties: { v: { $ref: `#/$defs/l${levels}` } } };
+};
+const HOSTILE_SCHEMAS = {
+  doubling: doubling(40),
+  unique: { type: 'object', properties: { ids: { type: 'array', uniqueItems: true, items: { type: 'array' } } } },
+  branches: {
+    type: 'object',
+    properties: {
+      rows: { type: 'array', items: { anyOf: Array.from({ length: 150 }, (_, i) => ({ type: 'object', required: [`k${i}`] })) } },
+    },
+  },
+  open: { type: 'object' },
+};
+
 beforeAll(async () => {
-  [open, keyed, internal, everything] = await Promise.all([
+  [open, keyed, internal, everything, hostile] = await Promise.all([
     startTestUpstream(),
     startTestUpstream({ apiKey: API_KEY }),
     startTestUpstream(),
     startEverything(),
+    startTestUpstream({ listedSchemas: HOSTILE_SCHEMAS }),
   ]);
   stack = await startStack({
     env: {
@@ -45,6 +69,7 @@ beforeAll(async () => {
         { name: 'testkey', displayName: 'Test Key', url: keyed.url, auth: { type: 'apikey', header: 'X-Api-Key', label: 'Key' } },
         { name: 'everything', displayName: 'Everything', url: everything.url },
         { name: 'internal', displayName: 'Internal', url: `http://localhost:${internal.port}/mcp` },
+        { name: 'hostile', displayName: 'Hostile', url: hostile.url },
       ]),
     },
   });
@@ -54,7 +79,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  await Promise.all([open?.close(), keyed?.close(), internal?.close()]);
+  await Promise.all([open?.close(), keyed?.close(), internal?.close(), hostile?.close()]);
   everything?.child.kill();
 });
 
@@ -148,6 +173,36 @@ describe('an auth: none upstream', () => {
     const answer = await execute(alice, 'testopen__nope');
     expect(answer).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
+});
+
+describe('a hostile upstream schema', () => {
+  it('cannot make the worker check arguments without end: a doubling schema leaves its tool out, uniqueItems and huge or deep arguments are bounded', async () => {
+    // 2^40 subschemas for one value: the tool is left out when listed; nothing is validated or sent.
+    expect(await execute(alice, 'hostile__doubling', { v: 1 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    const listed = (await alice.call('search_tools', { query: 'hand-written schema', integration: 'hostile' })).body.tools;
+    expect(listed.map((t: { name: string }) => t.name).sort()).toEqual(['hostile_branches', 'hostile_open', 'hostile_unique']);
+
+    // 60,000 distinct items under uniqueItems (1.8 billion comparisons for ajv): left to the server, which gets the call.
+    const ids = Array.from({ length: 60_000 }, (_, i) => [i]);
+    expect(await execute(alice, 'hostile__unique', { ids })).toMatchObject({ ok: true, result: 'unique' });
+
+    // 100,000 rows against 150 branches each: refused before validation, naming the bound; nothing sent.
+    const rows = Array.from({ length: 100_000 }, () => ({}));
+    const tooMany = await execute(alice, 'hostile__branches', { rows });
+    expect(tooMany).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    expect(JSON.stringify(tooMany.error)).toMatch(/more than \d+ values/);
+
+    // Nested past what the schema's cost was worked out for.
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = { a: deep };
+    const tooDeep = await execute(alice, 'hostile__open', { deep });
+    expect(tooDeep).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    expect(JSON.stringify(tooDeep.error)).toMatch(/nested more than 32 levels/);
+
+    expect(hostile.calls).toEqual(['unique']);
+    // The worker is still there for everyone else.
+    expect(await execute(bob, 'testopen__echo', { message: 'still here' })).toMatchObject({ ok: true, result: 'echo: still here' });
+  }, 120_000);
 });
 
 describe('progress of a batch on /mcp', () => {
