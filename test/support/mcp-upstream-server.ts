@@ -32,7 +32,8 @@ export async function startTestUpstream(
     extraTools?: (server: McpServer) => void;
     /**
      * Tools listed with these raw input schemas, exactly as written (a hostile server's), and only
-     * them: tools/list answers these alone. Each takes any arguments and answers its name.
+     * them: tools/list answers these alone. Each takes any arguments and answers its name, unless
+     * extraTools registered a tool of that name.
      */
     listedSchemas?: Record<string, Record<string, unknown>>;
   } = {},
@@ -117,10 +118,14 @@ export async function startTestUpstream(
     const listed = options.listedSchemas;
     if (listed) {
       for (const name of Object.keys(listed)) {
-        server.registerTool(name, { description: `Listed with a hand-written schema: ${name}` }, async () => {
-          calls.push(name);
-          return { content: [{ type: 'text', text: name }] };
-        });
+        try {
+          server.registerTool(name, { description: `Listed with a hand-written schema: ${name}` }, async () => {
+            calls.push(name);
+            return { content: [{ type: 'text', text: name }] };
+          });
+        } catch {
+          // extraTools registered it: its own handler answers.
+        }
       }
       server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
         tools: Object.entries(listed).map(([name, inputSchema]) => ({ name, description: `Hand-written schema: ${name}`, inputSchema })),
