@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { approvalOfRerun, requestApproval } from '../approvals/prepare.js';
 import { chooseAccount } from '../core/account-choice.js';
 import { needsApproval } from '../core/approval-policy.js';
+import { reportedIssues } from '../core/errors.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
 import { inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
@@ -118,7 +119,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       const parsed = found.tool.input.safeParse(call.args ?? {});
       if (parsed.success) return { valid: true as const, data: parsed.data };
       return failure('invalid_arguments', `Arguments do not fit the schema of ${call.tool}.`, {
-        issues: parsed.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })),
+        issues: reportedIssues(parsed.error.issues),
       });
     };
 

@@ -17,7 +17,33 @@ export class MetaToolError extends Error {
   }
 }
 
-/** `path: message; path: message` — names every argument that is wrong. */
+/** `path: message; path: message` — names every argument that is wrong (the first MAX_REPORTED_ISSUES of them). */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`).join('; ');
+  return reportedIssues(issues)
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/** Problems named per set of arguments; the rest are counted in one more entry. */
+export const MAX_REPORTED_ISSUES = 20;
+const ISSUE_MESSAGE_MAX_CHARS = 300;
+const PATH_PART_MAX_CHARS = 100;
+const PATH_MAX_PARTS = 20;
+
+/**
+ * The issues of arguments that do not fit a schema, as reported to the caller: the first 20, each
+ * message and path cut, then `and N more problems`. A megabyte of wrong items used to make a
+ * megabyte-sized answer per item (through Temporal, over its payload limit: the call was then
+ * answered as interrupted, outcome unknown); an argument name of 60,000 characters, a message as long.
+ */
+export function reportedIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): { path: (string | number)[]; message: string }[] {
+  const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  const shown = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
+    path: issue.path.slice(0, PATH_MAX_PARTS).map((p) => (typeof p === 'number' ? p : cut(String(p), PATH_PART_MAX_CHARS))),
+    message: cut(issue.message, ISSUE_MESSAGE_MAX_CHARS),
+  }));
+  if (issues.length > MAX_REPORTED_ISSUES) shown.push({ path: [], message: `and ${issues.length - MAX_REPORTED_ISSUES} more problems` });
+  return shown;
 }

@@ -1,8 +1,9 @@
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { ToolAccess, ToolContext, ToolDefinition } from '../sdk.js';
 import type { UpstreamEntry } from './entry.js';
 import { type CallToolAnswer, toolResultOf } from './result.js';
+import { argumentsTooCostly, schemaCost } from './schema-cost.js';
+import { upstreamSchemaValidator } from './schema-validator.js';
 import { uniqueToolNames } from './tool-names.js';
 
 /** What a hostile or careless upstream can put into Switchboard's catalog, at most. */
@@ -50,7 +51,7 @@ export interface ConvertedTools {
  */
 export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[], call: CallUpstream): ConvertedTools {
   const dropped: string[] = [];
-  const validator = new AjvJsonSchemaValidator();
+  const validator = upstreamSchemaValidator();
   const allow = entry.tools ? new Set(entry.tools) : undefined;
   const kept: { tool: ListedTool; schema: Record<string, unknown>; validate: (v: unknown) => string | undefined }[] = [];
   for (const tool of listed) {
@@ -69,9 +70,14 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
       dropped.push(`${shown}: input schema is not a JSON object schema under ${UPSTREAM_LIMITS.schemaBytes} bytes`);
       continue;
     }
+    const cost = schemaCost(schema);
+    if ('reason' in cost) {
+      dropped.push(`${shown}: input schema too costly to check (${cost.reason})`);
+      continue;
+    }
     let check: (v: unknown) => { valid: boolean; errorMessage?: string };
     try {
-      check = validator.getValidator(withoutPatterns(schema) as never);
+      check = validator.getValidator(withoutUnboundedKeywords(schema) as never);
     } catch (err) {
       dropped.push(`${shown}: input schema does not compile (${(err as Error).message.slice(0, 80)})`);
       continue;
@@ -80,6 +86,9 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
       tool,
       schema,
       validate: (v) => {
+        // Beyond what the schema's cost was worked out for (schema-cost.ts): refused before ajv walks it.
+        const tooCostly = argumentsTooCostly(v, cost.perValue);
+        if (tooCostly) return tooCostly;
         const result = check(v);
         return result.valid ? undefined : (result.errorMessage ?? 'invalid');
       },
@@ -129,15 +138,18 @@ function schemaOf(value: unknown): Record<string, unknown> | undefined {
 /**
  * The schema Switchboard validates with: without `pattern` and `patternProperties`, whose regular
  * expressions come from the upstream and would run synchronously on the worker (a catastrophic
- * backtracking pattern cannot be stopped by the call's deadline). The server still checks them.
+ * backtracking pattern cannot be stopped by the call's deadline), and without `uniqueItems`, which
+ * ajv checks by comparing every item with every other (a megabyte of distinct items: minutes of
+ * the worker's time). The server still checks them.
  */
-function withoutPatterns(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutPatterns);
+function withoutUnboundedKeywords(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUnboundedKeywords);
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     if ((key === 'pattern' && typeof child === 'string') || key === 'patternProperties') continue;
-    out[key] = withoutPatterns(child);
+    if (key === 'uniqueItems' && typeof child === 'boolean') continue;
+    out[key] = withoutUnboundedKeywords(child);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Caller } from '../../core/caller.js';
-import { formatIssues } from '../../core/errors.js';
+import { formatIssues, reportedIssues } from '../../core/errors.js';
 import { inputJsonSchema } from '../../core/json-schema.js';
 import { approvalMark, connectionState, searchVisibleTools } from '../catalog/caller-view.js';
 import type { ServiceContext } from '../context.js';
@@ -13,7 +13,7 @@ export const invalidAgentArguments = (issues: readonly z.core.$ZodIssue[]) => ({
   error: {
     code: 'invalid_arguments',
     message: `Invalid arguments: ${formatIssues(issues)}`,
-    issues: issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+    issues: reportedIssues(issues).map((i) => ({ path: i.path.map(String), message: i.message })),
   },
 });
 

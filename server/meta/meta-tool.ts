@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { forTenant } from '../../connections/services.js';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues, MetaToolError } from '../../core/errors.js';
+import { nestsDeeperThan } from '../../core/json-depth.js';
 import type { ServiceContext } from '../context.js';
 import type { BatchProgress } from '../execution/batch-progress.js';
 
@@ -42,6 +43,14 @@ export interface BatchHooks {
 
 export const defineMetaTool = <S extends z.ZodType>(tool: MetaTool<S>): MetaTool => tool as unknown as MetaTool;
 
+/**
+ * Arguments nested deeper than this are refused before anything walks them. JSON.parse takes a
+ * megabyte of brackets, but what comes after recurses (the request hash, Temporal's payload
+ * converter): 50,000 levels used to end in a 503 "Temporal unavailable" or a 500, which an agent
+ * retries. Upstream tools' own bound is lower (providers/mcp-upstream/schema-cost.ts).
+ */
+export const MAX_ARGUMENT_NESTING = 64;
+
 /** Validates the arguments (a 400 naming each bad one), then runs the handler. */
 export async function runMetaTool(
   tool: MetaTool,
@@ -50,13 +59,16 @@ export async function runMetaTool(
   args: unknown,
   call: MetaToolCall = {},
 ): Promise<unknown> {
-  const parsed = tool.input.safeParse(args ?? {});
-  if (!parsed.success) {
-    const body = tool.invalidArguments?.(parsed.error.issues) ?? {
-      error: `Invalid arguments for ${tool.name}: ${formatIssues(parsed.error.issues)}`,
-    };
-    throw new MetaToolError(body as MetaToolError['body'], 400);
+  const invalid = (issues: readonly z.core.$ZodIssue[]) => {
+    const body = tool.invalidArguments?.(issues) ?? { error: `Invalid arguments for ${tool.name}: ${formatIssues(issues)}` };
+    return new MetaToolError(body as MetaToolError['body'], 400);
+  };
+  if (nestsDeeperThan(args, MAX_ARGUMENT_NESTING)) {
+    const message = `arguments are nested more than ${MAX_ARGUMENT_NESTING} levels deep`;
+    throw invalid([{ code: 'custom', path: [], message, input: undefined }]);
   }
+  const parsed = tool.input.safeParse(args ?? {});
+  if (!parsed.success) throw invalid(parsed.error.issues);
   // Every meta-tool (both MCP surfaces, the JSON API, the library's agent tools) sees the caller's tenant's view.
   return tool.handler(await forTenant(ctx, caller.tenantId), caller, parsed.data, call);
 }

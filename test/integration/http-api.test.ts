@@ -184,6 +184,36 @@ describe('POST /v1/tools/<name>', () => {
     expect(agent.json).toMatchObject({ ok: false, error: { code: 'invalid_arguments', issues: [{ path: ['query'] }] } });
   });
 
+  it('answers arguments nested 50,000 levels deep with 400 naming the bound on every surface, never a 5xx, recording nothing', async () => {
+    const nested = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    const bodies: [string, string][] = [
+      ['connections_execute', `{"name":"jots__list_notes","arguments":{"x":${nested}}}`],
+      ['execute_tools', `{"executions":[{"tool":"jots_list_notes","args":{"x":${nested}}}]}`],
+      ['execute_tools', `{"executions":[{"tool":"jots_list_notes","args":{"x":${nested}}}],"requestId":"deep-1"}`],
+      ['search_tools', `{"query":${nested}}`],
+    ];
+    for (const [tool, body] of bodies) {
+      const res = await postJson(tool, body);
+      expect(res.status, `${tool} ${body.slice(-30)}`).toBe(400);
+      expect(JSON.stringify(res.json)).toContain('nested more than 64 levels deep');
+    }
+    const mcp = await send('/mcp', {
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"jots_list_notes","args":{"x":${nested}}}]}}}`,
+      contentType: 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
+    expect(mcp.status).toBeLessThan(500);
+    expect(mcp.text).toContain('nested more than 64 levels deep');
+    expect(mcp.text).not.toContain('Temporal');
+    const recorded = await stack.services.pool.query('SELECT 1 FROM tool_batch_requests WHERE user_id = $1', [alice.user.id]);
+    expect(recorded.rows).toEqual([]);
+    // 60 levels are arguments like any other: the tool's own schema answers them.
+    const fine = await postJson('search_tools', `{"query":${'['.repeat(60)}${']'.repeat(60)}}`);
+    expect(fine.status).toBe(400);
+    expect(fine.json.error).toMatch(/^Invalid arguments for search_tools: query: /);
+    expect(fine.json.error).not.toContain('nested more than');
+  });
+
   it('answers a body that is not declared JSON with 415', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
       const res = await send('/v1/tools/connect', { body: '{"integration":"github"}', contentType });

@@ -60,6 +60,32 @@ describe('finding 2: tool arguments cannot steer requests', () => {
   });
 });
 
+describe('invalid arguments are answered in bounded size', () => {
+  it('240,000 wrong labels answer invalid_arguments naming the first 20 problems, not a lost call; a 60,000-character argument name is cut; nothing is sent', async () => {
+    const before = apis.requests.length;
+    const labels = Array.from({ length: 240_000 }, (_, i) => i % 10);
+    const outcome = await execute('github__create_issue', { owner: 'octocat', repo: 'hello-world', title: 't', labels });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    expect(outcome.error.issues).toHaveLength(21);
+    expect(outcome.error.issues[0]).toEqual({ path: ['labels', 0], message: expect.stringMatching(/expected string/) });
+    expect(outcome.error.issues[20]).toEqual({ path: [], message: 'and 239980 more problems' });
+
+    const meta = await mallory.call('execute_tools', {
+      executions: [{ tool: 'github_create_issue', args: { owner: 'octocat', repo: 'hello-world', title: 't', labels } }],
+    });
+    expect(meta.status).toBe(200);
+    expect(meta.body.results[0].error).toMatch(/^Invalid arguments for github_create_issue: labels.0: /);
+    expect(JSON.stringify(meta.body).length).toBeLessThan(10_000);
+
+    // One argument name of 60,000 characters (a strict schema names unknown keys in its message).
+    const name = 'k'.repeat(60_000);
+    const long = await execute('hackernews__get_profile', { [name]: 1 });
+    expect(long).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    expect(JSON.stringify(long).length).toBeLessThan(5_000);
+    expect(apis.requests.slice(before)).toEqual([]);
+  });
+});
+
 describe('finding 16: provider responses are capped', () => {
   it('finding 16: an endless answer fails the call promptly with tool_failed, saying Switchboard stopped reading', async () => {
     apis.behave.set('/github/user/repos', { endless: true, times: 1 });

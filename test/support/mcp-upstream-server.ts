@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /**
@@ -26,7 +27,16 @@ export interface TestUpstream {
 }
 
 export async function startTestUpstream(
-  options: { apiKey?: string; extraTools?: (server: McpServer) => void } = {},
+  options: {
+    apiKey?: string;
+    extraTools?: (server: McpServer) => void;
+    /**
+     * Tools listed with these raw input schemas, exactly as written (a hostile server's), and only
+     * them: tools/list answers these alone. Each takes any arguments and answers its name, unless
+     * extraTools registered a tool of that name.
+     */
+    listedSchemas?: Record<string, Record<string, unknown>>;
+  } = {},
 ): Promise<TestUpstream> {
   const calls: string[] = [];
   const requests: TestUpstream['requests'] = [];
@@ -105,6 +115,22 @@ export async function startTestUpstream(
       });
     }
     options.extraTools?.(server);
+    const listed = options.listedSchemas;
+    if (listed) {
+      for (const name of Object.keys(listed)) {
+        try {
+          server.registerTool(name, { description: `Listed with a hand-written schema: ${name}` }, async () => {
+            calls.push(name);
+            return { content: [{ type: 'text', text: name }] };
+          });
+        } catch {
+          // extraTools registered it: its own handler answers.
+        }
+      }
+      server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: Object.entries(listed).map(([name, inputSchema]) => ({ name, description: `Hand-written schema: ${name}`, inputSchema })),
+      }));
+    }
     return server;
   }
 

@@ -187,6 +187,85 @@ describe('a hostile schema pattern', () => {
   });
 });
 
+describe('a hostile schema cost', () => {
+  /** `anyOf` branches that `$ref` the level below twice: 2^levels subschemas for one value (descending a member per level, or not). */
+  const doubling = (levels: number, descend: boolean) => {
+    const $defs: Record<string, unknown> = { l0: { type: 'string' } };
+    for (let i = 1; i <= levels; i++) {
+      const below = { $ref: `#/$defs/l${i - 1}` };
+      $defs[`l${i}`] = descend
+        ? { anyOf: [{ properties: { x: below } }, { properties: { x: below }, required: ['x'] }] }
+        : { anyOf: [below, { allOf: [below] }] };
+    }
+    return { type: 'object', $defs, properties: { v: { $ref: `#/$defs/l${levels}` } } };
+  };
+  const kept = (inputSchema: Record<string, unknown>) => convertTools(entry, [{ name: 't', inputSchema }], noCall);
+
+  it('leaves out a tool whose schema could make one value meet thousands of subschemas, a $ref cycle, or a $ref it cannot follow', () => {
+    for (const schema of [
+      doubling(40, false),
+      doubling(40, true),
+      doubling(8, false),
+      { type: 'object', $defs: { a: { allOf: [{ $ref: '#/$defs/a' }] } }, properties: { v: { $ref: '#/$defs/a' } } },
+      { type: 'object', properties: { v: { $id: 'urn:x', $defs: { a: {} }, $ref: '#/$defs/a' } } },
+      { type: 'object', properties: { v: { items: { enum: Array.from({ length: 10_000 }, (_, i) => i) } } } },
+    ]) {
+      const { tools, dropped } = kept(schema);
+      expect(tools).toEqual([]);
+      expect(dropped[0]).toMatch(/^t: input schema too costly to check \(/);
+    }
+  });
+
+  it('keeps ordinary schemas: recursive trees, nullable unions, a few levels of alternatives, long enums', () => {
+    const tree = {
+      type: 'object',
+      $defs: {
+        node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } },
+      },
+      properties: { root: { $ref: '#/$defs/node' } },
+    };
+    const nullable = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, { anyOf: [{ type: 'string' }, { type: 'null' }] }])),
+    };
+    const zones = { type: 'object', properties: { tz: { enum: Array.from({ length: 600 }, (_, i) => `Zone/${i}`) } } };
+    for (const schema of [tree, nullable, zones, doubling(5, true)]) expect(kept(schema).tools).toHaveLength(1);
+    let deepTree: unknown = { name: 'leaf' };
+    for (let i = 0; i < 15; i++) deepTree = { name: `n${i}`, children: [deepTree, { name: 'x' }] };
+    expect(kept(tree).tools[0].input.safeParse({ root: deepTree }).success).toBe(true);
+    expect(kept(tree).tools[0].input.safeParse({ root: { children: [{ name: 1 }] } }).success).toBe(false);
+  });
+
+  it('refuses arguments nested past 32 levels, or with more values than the schema lets it check, before validating them', () => {
+    const [open] = kept({ type: 'object' }).tools;
+    let deep: unknown = 1;
+    for (let i = 0; i < 33; i++) deep = [deep];
+    const tooDeep = open.input.safeParse({ deep });
+    expect(tooDeep.success).toBe(false);
+    expect(tooDeep.error?.issues[0].message).toBe('arguments are nested more than 32 levels deep');
+    deep = 1;
+    for (let i = 0; i < 31; i++) deep = [deep];
+    expect(open.input.safeParse({ deep }).success).toBe(true);
+
+    const branches = { anyOf: Array.from({ length: 150 }, (_, i) => ({ type: 'object', required: [`k${i}`] })) };
+    const [wide] = kept({ type: 'object', properties: { rows: { type: 'array', items: branches } } }).tools;
+    const many = wide.input.safeParse({ rows: Array.from({ length: 100_000 }, () => ({ k149: 1 })) });
+    expect(many.error?.issues[0].message).toMatch(
+      /^arguments hold more than \d+ values, more than Switchboard checks against this tool's schema$/,
+    );
+    expect(wide.input.safeParse({ rows: Array.from({ length: 1000 }, () => ({ k149: 1 })) }).success).toBe(true);
+  });
+
+  it('leaves uniqueItems to the server and stops at the first error (no error per item and branch)', () => {
+    const [unique] = kept({ type: 'object', properties: { ids: { type: 'array', uniqueItems: true } } }).tools;
+    expect(unique.input.safeParse({ ids: [[1], [1]] }).success).toBe(true);
+    const [strings] = kept({ type: 'object', properties: { s: { type: 'array', items: { type: 'string' } } } }).tools;
+    const wrong = strings.input.safeParse({ s: Array.from({ length: 1000 }, (_, i) => i) });
+    expect(wrong.error?.issues).toHaveLength(1);
+    expect(wrong.error?.issues[0].message).toBe('data/s/0 must be string');
+  });
+});
+
 describe('annotations and results', () => {
   it('map annotations to access levels', () => {
     expect(accessOf({ readOnlyHint: true, destructiveHint: true })).toBe('read');
