@@ -77,11 +77,17 @@ describe('invalid arguments are answered in bounded size', () => {
     expect(meta.body.results[0].error).toMatch(/^Invalid arguments for github_create_issue: labels.0: /);
     expect(JSON.stringify(meta.body).length).toBeLessThan(10_000);
 
-    // One argument name of 60,000 characters (a strict schema names unknown keys in its message).
+    // One unknown argument name of 60,000 characters (a strict schema names unknown keys in its
+    // message): on the agent tool itself, and in an execute_tools entry.
     const name = 'k'.repeat(60_000);
-    const long = await execute('hackernews__get_profile', { [name]: 1 });
-    expect(long).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
-    expect(JSON.stringify(long).length).toBeLessThan(5_000);
+    const long = await mallory.call('connections_execute', { name: 'github__list_repos', arguments: {}, [name]: 1 });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
+    expect(JSON.stringify(long.body).length).toBeLessThan(5_000);
+    const entry = await mallory.call('execute_tools', { executions: [{ tool: 'github_list_repos', [name]: 1 }] });
+    expect(entry.status).toBe(400);
+    expect(entry.body.error).toMatch(/^Invalid arguments for execute_tools: executions\.0: /);
+    expect(JSON.stringify(entry.body).length).toBeLessThan(5_000);
     expect(apis.requests.slice(before)).toEqual([]);
   });
 });
