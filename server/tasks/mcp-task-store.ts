@@ -85,6 +85,10 @@ export class CallerTaskStore implements TaskStore {
 /** tasks/result requests one user may have waiting at once in one process (each polls the task's work). */
 export const RESULT_WAITS_PER_USER = 20;
 const waitingResults = new Map<string, number>();
+const waiterKey = (caller: Caller) => `${caller.tenantId}\0${caller.userId}`;
+
+/** tasks/result requests of this user waiting in this process now. */
+export const waitingTaskResults = (caller: Caller): number => waitingResults.get(waiterKey(caller)) ?? 0;
 
 /**
  * tasks/result that waits on the durable task (not on this process's memory) and, while it waits
@@ -93,8 +97,8 @@ const waitingResults = new Map<string, number>();
 export function serveTaskResults(server: Server, tasks: TaskService, caller: Caller, logger: Logger): void {
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
-    const who = `${caller.tenantId}\0${caller.userId}`;
-    const waiting = waitingResults.get(who) ?? 0;
+    const who = waiterKey(caller);
+    const waiting = waitingTaskResults(caller);
     if (waiting >= RESULT_WAITS_PER_USER) {
       throw new McpError(
         ErrorCode.InvalidRequest,

@@ -9,7 +9,7 @@ import { decide } from '../../approvals/decide.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { executeTools } from '../../server/meta/execute-tools.js';
 import { durableTasks } from '../../server/tasks/durable-tasks.js';
-import { RESULT_WAITS_PER_USER } from '../../server/tasks/mcp-task-store.js';
+import { RESULT_WAITS_PER_USER, waitingTaskResults } from '../../server/tasks/mcp-task-store.js';
 import { Keyring } from '../../store/keyring.js';
 import { createMcpTask, MCP_TASKS_WORKING_PER_USER, mcpTaskIdHash, resealMcpTasks } from '../../store/mcp-tasks.js';
 import { pruneRows } from '../../store/retention.js';
@@ -332,7 +332,9 @@ describe('bounds', () => {
     const waits = Array.from({ length: RESULT_WAITS_PER_USER }, () =>
       client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then(textOf),
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    // Every one of them waiting at the server before one more is sent (a busy machine may take a while).
+    const franksCaller = { tenantId: frank.user.tenantId, userId: frank.user.id, roles: frank.user.roles };
+    await expect.poll(() => waitingTaskResults(franksCaller), { timeout: 30_000 }).toBe(RESULT_WAITS_PER_USER);
     await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(
       new RegExp(`At most ${RESULT_WAITS_PER_USER} tasks/result requests may wait at once`),
     );
