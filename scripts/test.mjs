@@ -60,6 +60,7 @@ try {
   const conformance = ensureConformanceSuite();
   env.MCP_CONFORMANCE_NODE = conformance.node;
   env.MCP_CONFORMANCE_CLI = conformance.cli;
+  env.MCP_CONFORMANCE_2026_CLI = conformance.cli2026;
   const dbUrl = new URL(env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/switchboard_test');
   if (!(await reachable(dbUrl.hostname, Number(dbUrl.port || 5432)))) {
     throw new Error(`PostgreSQL does not answer at ${dbUrl.host}; start it or set TEST_DATABASE_URL`);

@@ -21,6 +21,7 @@ import pkg from '../package.json' with { type: 'json' };
 import type { ServiceContext } from './context.js';
 import { RequestProgress } from './mcp-connect-elicitation.js';
 import { callRound, mayNeedPerson } from './mcp-input-required.js';
+import { malformedInputResponses } from './mcp-input-responses.js';
 import { authInfoFor, callerOf, type FlowState, type RequestStateSeal, requestStateSeal } from './mcp-request-state.js';
 import { serveTaskNotifications } from './mcp-task-notifications.js';
 import { createTaskResult, declaredCapabilities, declaresTasks, serveTasksExtension, TASKS_EXTENSION } from './mcp-tasks-extension.js';
@@ -175,6 +176,16 @@ export function modernMcp(ctx: ServiceContext, tools: readonly MetaTool[], optio
         jsonrpc: '2.0',
         id: null,
         error: { code: -32600, message: `Invalid Request: the body nests deeper than ${MAX_BODY_NESTING} levels` },
+      });
+      return;
+    }
+    const malformed = malformedInputResponses(req.body);
+    if (malformed) {
+      const { id } = req.body as { id?: unknown };
+      res.status(400).json({
+        jsonrpc: '2.0',
+        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        error: { code: -32602, message: `Invalid params: ${malformed}` },
       });
       return;
     }

@@ -327,6 +327,57 @@ describe('input_required for connect (URL elicitation, multi round-trip)', () =>
     await Promise.all([erinClient.close(), malloryClient.close()]);
   });
 
+  it('malformed inputResponses (null, a number, an answer that is not an object) are refused with -32602 and run nothing; an answer to a key never asked is ignored', async () => {
+    const headers = { authorization: `Bearer ${alice.apiKey}`, 'mcp-method': 'tools/call', 'mcp-name': 'execute_tools' };
+    const call = (id: number, inputResponses: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'jots_create_note', args: { title: `malformed ${id}`, body: 'x' } }] },
+        inputResponses,
+        _meta: envelope({ elicitation: { url: {} } }),
+      },
+    });
+    const legacy = await legacyClient(alice);
+    const noteTitles = async () => {
+      const listed = await legacy.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'jots_list_notes' }] } });
+      return structured<{ results: { result: { notes: { title: string }[] } }[] }>(listed).results[0].result.notes.map((n) => n.title);
+    };
+    const titlesBefore = await noteTitles();
+    for (const [id, malformed] of [
+      [7, null],
+      [8, 5],
+      [9, { 'connect:github': 12345 }],
+      [10, { 'connect:github': [{ action: 'accept' }] }],
+    ] as const) {
+      const refused = await rawPost(headers, call(id, malformed));
+      expect(refused.status, JSON.stringify(malformed)).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32602, message: expect.stringMatching(/^Invalid params: inputResponses/) },
+      });
+    }
+    // Nothing ran: no note was written.
+    expect((await noteTitles()).filter((t) => t.startsWith('malformed'))).toEqual([]);
+    expect(await noteTitles()).toEqual(titlesBefore);
+    // Well formed, answering a key no round asked: ignored, and the call answers as it stands.
+    const listed = await rawPost(
+      { ...headers, 'mcp-name': 'list_integrations' },
+      {
+        jsonrpc: '2.0',
+        id: 11,
+        method: 'tools/call',
+        params: { name: 'list_integrations', arguments: {}, inputResponses: { never_asked: { action: 'accept' } }, _meta: envelope() },
+      },
+    );
+    expect(listed.status).toBe(200);
+    expect(await listed.text()).toContain('"integrations"');
+    await legacy.close();
+  });
+
   it('any process answers any round: the retry goes to another server process, which reads the state and the recorded run', async () => {
     const ivan = await world.user({ tenantId: alice.user.tenantId, email: 'ivan-2026@example.com' });
     const call = {
