@@ -132,6 +132,12 @@ describe('portal input', () => {
       expect(await expectHandled(res, `POST ${path}`), path).toContain('U+0000');
       expect(res.status, path).toBe(404);
     }
+    // A path whose percent-escapes are not UTF-8 (an encoded lone surrogate among them) is a 400 page too.
+    for (const path of ['/portal/approvals/%ED%A0%80', '/portal/accounts/%E0%A4%A']) {
+      const res = await portal.get(path);
+      expect([res.status, res.headers.get('content-type')], path).toEqual([400, expect.stringContaining('text/html')]);
+      await expectHandled(res, path);
+    }
     // An API client hears the same in JSON, and the query parameter is named.
     const api = await fetch(`${stack.baseUrl}/v1/tools/list_connections?integration=%00`, { method: 'POST' });
     expect([api.status, await api.json()]).toEqual([

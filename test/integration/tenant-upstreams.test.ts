@@ -159,8 +159,8 @@ describe('admin CLI: upstream add / list / remove', () => {
       stderr: expect.stringContaining(`tenant ${tenant} has no upstream server "deepwiki"`),
     });
     // A JSON escape the shell passes through (argv itself carries no NUL byte and no lone surrogate).
-    for (const escape of ['\\u0000', '\\ud800']) {
-      const typed = `{"name":"escaped","displayName":"a${escape}b","url":"http://127.0.0.1:9/mcp"}`;
+    for (const jsonEscape of ['\\u0000', '\\ud800']) {
+      const typed = `{"name":"escaped","displayName":"a${jsonEscape}b","url":"http://127.0.0.1:9/mcp"}`;
       expect(await cli('upstream', 'add', '--tenant', tenant, typed)).toEqual({
         code: 2,
         stdout: '',
