@@ -20,6 +20,7 @@ import { noStore } from './portal/no-store.js';
 import { portalRouter } from './portal/portal-router.js';
 import { refuseCrossSiteWrites } from './portal/same-origin-writes.js';
 import { requestLog } from './request-log.js';
+import { refuseNulInAddress, sendRequestError } from './request-text-guard.js';
 
 export function createApp(ctx: ServiceContext): express.Express {
   const app = express();
@@ -45,6 +46,8 @@ export function createApp(ctx: ServiceContext): express.Express {
   app.use(requestLog(ctx));
   // Before every route: a foreign Host or Origin (DNS rebinding, other sites) reaches none of them.
   app.use(hostOriginGuard(ctx));
+  // No route sees U+0000 in its path or query string (request-text-guard.ts).
+  app.use(refuseNulInAddress);
   app.use(cookieParser());
 
   // /metrics is on the operator port (server/operator-app.ts), not here.
@@ -104,8 +107,10 @@ export function createApp(ctx: ServiceContext): express.Express {
     if (err instanceof MetaToolError) return res.status(err.status).set(err.headers).json(err.body);
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON body' });
-    if (e.type === 'entity.too.large') return res.status(413).json({ error: 'Request body too large' });
-    if (e.status && e.status >= 400 && e.status < 500) return res.status(e.status).json({ error: e.message ?? 'Bad request' });
+    // A browser's form gets the portal's page, an API client its JSON (sendRequestError).
+    if (e.type === 'entity.too.large') return sendRequestError(req, res, 413, 'Too large', 'Request body too large');
+    if (e.status && e.status >= 400 && e.status < 500)
+      return sendRequestError(req, res, e.status, 'Bad request', e.message ?? 'Bad request');
     if (isDatabaseUnavailable(err)) {
       ctx.logger.warn({ err: (err as Error).message, path: req.path }, 'database unavailable');
       return res.status(503).json({ error: 'The database is unavailable right now; try again shortly' });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../core/config.js';
+import { unstorableTextPaths } from '../../core/storable-text.js';
 import { describeIssues, UPSTREAM_NAME, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from './entry.js';
 
 const VARIABLE = 'UPSTREAM_MCP_SERVERS';
@@ -92,6 +93,9 @@ export function parseTenantUpstream(text: string, catalogEntries?: readonly Upst
     } catch (err) {
       throw new Error(`not valid JSON (${(err as Error).message.slice(0, 120)})`);
     }
+    // An escape (`\u0000`, a lone `\ud800`) makes text Postgres cannot keep: refused here, by name.
+    const unstorable = unstorableTextPaths(item);
+    if (unstorable.length) throw new Error(`${unstorable.join(', ')}: U+0000 or an unpaired surrogate, which no entry can hold`);
   } else if (!UPSTREAM_NAME.test(trimmed)) {
     throw new Error(`"${trimmed.slice(0, 60)}" is neither a catalog name nor a JSON entry (an object in braces)`);
   }

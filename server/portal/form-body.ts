@@ -1,4 +1,41 @@
-import express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { sendRequestError } from '../request-text-guard.js';
 
-/** A portal form's body: urlencoded fields, at most 16 kB (a form holds a few short fields). */
-export const formBody = express.urlencoded({ extended: false, limit: '16kb' });
+const FORM_LIMIT = '16kb';
+
+/**
+ * A portal form's fields, made safe for every route that reads them: each field once, and no
+ * U+0000. A field sent twice (`a=1&a=2`, which the parser makes an array) is refused by name — no
+ * portal form sends one twice, and a route reading it as text would see none, or worse. U+0000 in
+ * a field (or its name) is kept as U+FFFD: Postgres text cannot hold it, and a value kept this
+ * way is still what was sent in every way that matters — a free text (an approval's reason, a
+ * label) reads as typed, an id or token is unknown as any wrong one. (`a[b]=c` stays a field
+ * named `a[b]`, which no route reads: the parser does not nest.)
+ */
+function safeFormFields(req: Request, res: Response, next: NextFunction): void {
+  const body = req.body as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object') {
+    next();
+    return;
+  }
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) {
+    const shownName = name.replaceAll('\u0000', '\uFFFD');
+    if (typeof value !== 'string') {
+      sendRequestError(
+        req,
+        res,
+        400,
+        'Form not accepted',
+        `The form field "${shownName.slice(0, 60)}" was sent more than once; send it once.`,
+      );
+      return;
+    }
+    fields[shownName] = value.replaceAll('\u0000', '\uFFFD');
+  }
+  req.body = fields;
+  next();
+}
+
+/** A portal form's body: urlencoded fields, at most 16 kB (a form holds a few short fields), made safe (above). */
+export const formBody = [express.urlencoded({ extended: false, limit: FORM_LIMIT }), safeFormFields];

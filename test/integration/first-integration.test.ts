@@ -264,6 +264,23 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
     expect(await call(user, 'execute_tools', { executions: [{ tool: 'github_get_authenticated_user' }], requestId: NUL })).toEqual(named);
   });
 
+  it('a lone UTF-16 surrogate in an argument (which jsonb refuses as an escape) is kept as U+FFFD: a gated call still asks for approval', async () => {
+    const user = await world.githubUser(`sur-${Math.random().toString(36).slice(2, 8)}`);
+    const gated = await call(user, 'execute_tools', {
+      executions: [
+        { tool: 'jots_delete_note', args: { id: 'jot_x', extra: 'a\ud800b' } },
+        { tool: 'jots_delete_note', args: { id: 'jot_y', '\udc00': 1 } },
+      ],
+    });
+    expect(gated.isError).toBe(false);
+    expect(gated.body.results).toEqual([
+      expect.objectContaining({ error: 'APPROVAL_REQUIRED', approvalId: expect.any(String) }),
+      expect.objectContaining({ error: 'APPROVAL_REQUIRED', approvalId: expect.any(String) }),
+    ]);
+    const ran = await call(user, 'execute_tools', { executions: [{ tool: 'github_get_authenticated_user', args: { 'a\ud800b': 1 } }] });
+    expect(ran).toEqual(answered({ results: [{ result: expect.objectContaining({ login: expect.stringMatching(/^sur-/) }) }] }));
+  });
+
   it('wait_for_connection: TIMEOUT reaps the attempt to EXPIRED; the next wait answers EXPIRED at once', async () => {
     const user = await world.user();
     const { body: started } = await call(user, 'connect', { integration: 'github' });

@@ -158,6 +158,16 @@ describe('admin CLI: upstream add / list / remove', () => {
       code: 2,
       stderr: expect.stringContaining(`tenant ${tenant} has no upstream server "deepwiki"`),
     });
+    // A JSON escape the shell passes through (argv itself carries no NUL byte and no lone surrogate).
+    for (const jsonEscape of ['\\u0000', '\\ud800']) {
+      const typed = `{"name":"escaped","displayName":"a${jsonEscape}b","url":"http://127.0.0.1:9/mcp"}`;
+      expect(await cli('upstream', 'add', '--tenant', tenant, typed)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'admin: entry: displayName: U+0000 or an unpaired surrogate, which no entry can hold (see --help)\n',
+      });
+    }
+    expect(await serverNames(tenant)).toEqual([]);
     // Tenant B cannot be used to remove tenant A's server: the name is looked up in the tenant given.
     expect((await cli('upstream', 'remove', '--tenant', adminB.user.tenantId, 'akey')).code).toBe(2);
     expect(await serverNames(adminA.user.tenantId)).toEqual(['acme', 'akey']);
