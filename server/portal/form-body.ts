@@ -6,11 +6,11 @@ const FORM_LIMIT = '16kb';
 /**
  * A portal form's fields, made safe for every route that reads them: each field once, and no
  * U+0000. A field sent twice (`a=1&a=2`, which the parser makes an array) is refused by name — no
- * portal form sends one twice, and a route reading it as text would see none, or worse. U+0000 in
- * a field (or its name) is kept as U+FFFD: Postgres text cannot hold it, and a value kept this
- * way is still what was sent in every way that matters — a free text (an approval's reason, a
- * label) reads as typed, an id or token is unknown as any wrong one. (`a[b]=c` stays a field
- * named `a[b]`, which no route reads: the parser does not nest.)
+ * portal form sends one twice, and a route reading it as text would see none, or worse. A field
+ * holding U+0000 is refused by name too: Postgres text cannot hold it, no browser's form field
+ * sends one, and changing what a person sent (a label saved as something else) would be worse than
+ * saying what is wrong. (`a[b]=c` stays a field named `a[b]`, which no route reads: the parser does
+ * not nest.)
  */
 function safeFormFields(req: Request, res: Response, next: NextFunction): void {
   const body = req.body as Record<string, unknown> | undefined;
@@ -31,7 +31,17 @@ function safeFormFields(req: Request, res: Response, next: NextFunction): void {
       );
       return;
     }
-    fields[shownName] = value.replaceAll('\u0000', '\uFFFD');
+    if (name !== shownName || value.includes('\u0000')) {
+      sendRequestError(
+        req,
+        res,
+        400,
+        'Form not accepted',
+        `The form field "${shownName.slice(0, 60)}" contains U+0000 (a NUL character), which no field here can hold.`,
+      );
+      return;
+    }
+    fields[name] = value;
   }
   req.body = fields;
   next();

@@ -11,7 +11,14 @@ import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
 import { csrfToken } from '../../server/portal/csrf.js';
-import { createApproval, getApproval, MAX_PENDING_APPROVALS_PER_USER, openApprovedCall, resealApprovals } from '../../store/approvals.js';
+import {
+  createApproval,
+  decideApproval,
+  getApproval,
+  MAX_PENDING_APPROVALS_PER_USER,
+  openApprovedCall,
+  resealApprovals,
+} from '../../store/approvals.js';
 import { Keyring } from '../../store/keyring.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { startAgentWorker } from '../support/agent-worker.js';
@@ -242,11 +249,22 @@ describe('decisions', () => {
     expect(page).toContain('not today');
   });
 
-  it('U+0000 in a decision: a reason carrying one is kept as U+FFFD (the decision lands); an approval id carrying one is unknown', async () => {
+  it('U+0000 in a decision: a reason carrying one is refused by name and nothing is decided; an approval id carrying one is unknown', async () => {
     const { approvalId } = await gatedDelete(alice);
     const portal = await portalSession(ada);
-    expect((await portal.decide(approvalId, 'deny', 'not\u0000today')).headers.get('location')).toContain('done=denied');
-    expect((await waitFor(alice, approvalId)).body).toEqual({ status: 'DENIED', reason: 'not\uFFFDtoday' });
+    const refused = await portal.decide(approvalId, 'deny', 'not\u0000today');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('The form field &#34;reason&#34; contains U+0000');
+    expect((await getApproval(pool, approvalId))?.status).toBe('PENDING');
+    // A reason that reaches the store another way (the library) is kept as U+FFFD, never a failed write.
+    const decided = await decideApproval(pool, {
+      id: approvalId,
+      tenantId: alice.user.tenantId,
+      decision: 'DENIED',
+      decidedBy: ada.user.id,
+      reason: 'not\u0000today',
+    });
+    expect(decided?.approval.reason).toBe('not\uFFFDtoday');
     const [decision] = (await auditRows(alice.user.tenantId, 'approval_decision', 'jots__delete_note')).filter(
       (row) => row.detail.approvalId === approvalId,
     );
