@@ -254,7 +254,9 @@ describe('decisions', () => {
     const portal = await portalSession(ada);
     const refused = await portal.decide(approvalId, 'deny', 'not\u0000today');
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('The form field &#34;reason&#34; contains U+0000');
+    expect(await refused.json()).toEqual({
+      error: 'The form field "reason" contains U+0000 (a NUL character), which no field here can hold.',
+    });
     expect((await getApproval(pool, approvalId))?.status).toBe('PENDING');
     // A reason that reaches the store another way (the library) is kept as U+FFFD, never a failed write.
     const decided = await decideApproval(pool, {

@@ -133,7 +133,7 @@ describe('portal input', () => {
       expect(res.status, path).toBe(404);
     }
     // A path whose percent-escapes are not UTF-8 (an encoded lone surrogate among them) is a 400 page too.
-    for (const path of ['/portal/approvals/%ED%A0%80', '/portal/accounts/%E0%A4%A']) {
+    for (const path of ['/portal/approvals/%ED%A0%80', '/portal/approvals/%E0%A4%A']) {
       const res = await portal.get(path);
       expect([res.status, res.headers.get('content-type')], path).toEqual([400, expect.stringContaining('text/html')]);
       await expectHandled(res, path);
