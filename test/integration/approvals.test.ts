@@ -10,7 +10,6 @@ import { approvalDecidedSignal } from '../../approvals/workflow.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
-import { csrfToken } from '../../server/portal/csrf.js';
 import {
   createApproval,
   decideApproval,
@@ -27,6 +26,7 @@ import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
 import { spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
+import { signInToPortal } from '../support/portal-session.js';
 
 // Approvals end to end on real parts: the gate in the execute activity, the approval-<id>
 // workflow, the portal page in chromium and over plain HTTP, wait_for_approval, agent workflows.
@@ -101,37 +101,14 @@ async function setSettings(user: TestUser, settings: TenantSettings) {
   await updateTenantSettings(pool, user.user.tenantId, settings);
 }
 
-/** The portal over plain HTTP, signed in as `user` through a one-time link (a real session cookie). */
+/** The portal for `user` (a real session cookie), with the approval page's decision form. */
 async function portalSession(user: TestUser) {
-  const token = new URL(await user.loginLink()).searchParams.get('token')!;
-  const res = await fetch(`${stack.baseUrl}/portal/login-link`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: stack.baseUrl },
-    body: new URLSearchParams({ token, next: '/portal' }),
-  });
-  const cookie = res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  expect(cookie).toContain('sb_session=');
-  const get = (path: string) => fetch(`${stack.baseUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
+  const portal = await signInToPortal(stack, user);
   return {
-    get,
-    /**
-     * Posts a decision as the approval page's form does, with this session's CSRF token (the one
-     * every portal form of the session carries): also what a replayed or forged-but-signed-in post sends.
-     */
-    async decide(approvalId: string, decision: 'approve' | 'deny', reason = '') {
-      const session = /sb_session=([^;]+)/.exec(cookie)?.[1] ?? '';
-      const token = csrfToken(stack.services, { headers: { cookie }, cookies: { sb_session: session } } as never);
-      return fetch(`${stack.baseUrl}/portal/approvals/${approvalId}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: stack.baseUrl },
-        body: new URLSearchParams({ _csrf: token, decision, reason }),
-      });
-    },
+    ...portal,
+    /** Posts a decision as the approval page's form does: also what a replayed or forged-but-signed-in post sends. */
+    decide: (approvalId: string, decision: 'approve' | 'deny', reason = '') =>
+      portal.post(`/portal/approvals/${approvalId}`, new URLSearchParams({ _csrf: portal.csrf, decision, reason })),
   };
 }
 

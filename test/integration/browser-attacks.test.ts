@@ -4,11 +4,10 @@ import { SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.js';
-import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { consentAs, csrfOfPage, signedInPage, signIn } from '../support/consent.js';
 import { consentInCode } from '../support/consent-in-code.js';
-import { startWorld } from '../support/harness.js';
+import { startConnectFlowsWorld } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
 /**
@@ -20,13 +19,7 @@ import { rawRequest } from '../support/raw-http.js';
  * chromium where a browser's rules decide, raw HTTP where only the server's answer does.
  */
 
-const world = await startWorld({
-  clients: { github: {}, jira: {} },
-  apis: true,
-  hackernews: true,
-  env: { CONNECTION_TTL_SEC: '600' },
-});
-world.onStop(closeCaptureBrowser);
+const world = await startConnectFlowsWorld();
 const { auth, stack } = world;
 const base = stack.baseUrl;
 const alice = await world.user({ email: 'alice@browser.example' });

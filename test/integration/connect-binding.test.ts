@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { setUserRoles } from '../../store/users.js';
 import { consentAs, csrfOfPage, signedInPage, signIn } from '../support/consent.js';
-import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
+import { createTestUser, startConnectFlowsWorld, type TestUser } from '../support/harness.js';
 import { LOGIN_FIELDS, PASSWORD } from '../support/hn-site.js';
 
 /**
@@ -16,14 +15,7 @@ import { LOGIN_FIELDS, PASSWORD } from '../support/hn-site.js';
  * attempt's expiry, with the roles that user has now.
  */
 
-const world = await startWorld({
-  clients: { github: {}, jira: {} },
-  apis: true,
-  hackernews: true,
-  // Long enough that no workflow timer expires an attempt during a test.
-  env: { CONNECTION_TTL_SEC: '600' },
-});
-world.onStop(closeCaptureBrowser);
+const world = await startConnectFlowsWorld();
 const { auth, apis, site, stack } = world;
 /** Acme: alice and mallory are members, olga the administrator. */
 const alice = await world.user({ email: 'alice@acme.example' });

@@ -7,6 +7,7 @@ import { getAttempt } from '../../store/connection-attempts.js';
 import { consentAs as consent, signedInPage as signedInPageAs } from '../support/consent.js';
 import { createTestUser, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
+import { UNCONNECTED_LISTING } from '../support/integration-listing.js';
 import { plantGrantSecrets } from '../support/planted-secrets.js';
 
 const world = await startWorld({
@@ -37,15 +38,7 @@ describe('list_integrations', () => {
   it('answers name, version and connected only; built-ins are always connected', async () => {
     const { status, body } = await alice.call('list_integrations');
     expect(status).toBe(200);
-    expect(body.integrations).toEqual([
-      { name: 'github', version: '1.0.0', connected: false },
-      { name: 'atlassian-jira', version: '1.0.0', connected: false },
-      { name: 'slack', version: '1.0.0', connected: false },
-      { name: 'linear', version: '1.0.0', connected: false },
-      { name: 'hackernews', version: '1.0.0', connected: false },
-      { name: 'browser', version: '1.0.0', connected: true },
-      { name: 'jots', version: '1.0.0', connected: true },
-    ]);
+    expect(body.integrations).toEqual(UNCONNECTED_LISTING);
   });
 
   it('lists only the providers the tenant enabled', async () => {

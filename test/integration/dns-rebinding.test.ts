@@ -1,11 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { conformanceTools } from '../support/conformance.js';
+import { conformanceTools, runConformance } from '../support/conformance.js';
 import { createTestUser, startStack, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 import { rawRequest } from '../support/raw-http.js';
@@ -240,27 +235,25 @@ function bearerProxy(target: string, key: string): Server {
 
 describe('finding 10: the official MCP conformance suite', () => {
   it('finding 10: the dns-rebinding-protection server scenario of @modelcontextprotocol/conformance passes', async () => {
-    const { node, cli } = conformanceTools();
     const proxyPort = await freePort();
     // The proxy is the address clients use, so it is PUBLIC_BASE_URL; Switchboard listens behind it.
     const front = await startStack({ worker: false, env: { PUBLIC_BASE_URL: `http://127.0.0.1:${proxyPort}` } });
     const user = await createTestUser(front);
     const proxy = bearerProxy(front.baseUrl, user.apiKey);
     await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
-    const out = mkdtempSync(join(tmpdir(), 'conformance-'));
     try {
-      const run = await promisify(execFile)(
-        node,
-        [cli, 'server', '--url', `http://127.0.0.1:${proxyPort}/mcp`, '--scenario', 'dns-rebinding-protection', '--output-dir', out],
-        { cwd: out, timeout: 60_000 },
-      ).catch((err: { stdout?: string; stderr?: string; code?: number }) => ({ ...err, failed: true }));
-      const text = `${run.stdout ?? ''}${run.stderr ?? ''}`;
-      expect('failed' in run, text).toBe(false);
-      expect(text).toMatch(/localhost-host-rebinding-rejected[^\n]*SUCCESS/);
-      expect(text).toMatch(/localhost-host-valid-accepted[^\n]*SUCCESS/);
-      expect(text).toContain('Passed: 2/2, 0 failed');
+      const run = await runConformance(conformanceTools(), [
+        'server',
+        '--url',
+        `http://127.0.0.1:${proxyPort}/mcp`,
+        '--scenario',
+        'dns-rebinding-protection',
+      ]);
+      expect(run.passed, run.text).toBe(true);
+      expect(run.text).toMatch(/localhost-host-rebinding-rejected[^\n]*SUCCESS/);
+      expect(run.text).toMatch(/localhost-host-valid-accepted[^\n]*SUCCESS/);
+      expect(run.text).toContain('Passed: 2/2, 0 failed');
     } finally {
-      rmSync(out, { recursive: true, force: true });
       await closeServer(proxy);
       await front.close();
     }

@@ -5,6 +5,7 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { describe, expect, it } from 'vitest';
 import { finishAttempt, getAttempt } from '../../store/connection-attempts.js';
 import { startWorld, type TestUser } from '../support/harness.js';
+import { UNCONNECTED_LISTING } from '../support/integration-listing.js';
 
 // The spec's "Connect an agent / Your first integration", sentence by sentence, on every surface
 // that serves the nine meta-tools: the JSON API, MCP 2025 (v1 SDK client) and MCP 2026-07-28 (v2
@@ -104,15 +105,7 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
     const before = await call(user, 'list_integrations', {});
     expect(before).toEqual(
       answered({
-        integrations: [
-          { name: 'github', version: '1.0.0', connected: false },
-          { name: 'atlassian-jira', version: '1.0.0', connected: false },
-          { name: 'slack', version: '1.0.0', connected: false },
-          { name: 'linear', version: '1.0.0', connected: false },
-          { name: 'hackernews', version: '1.0.0', connected: false },
-          { name: 'browser', version: '1.0.0', connected: true },
-          { name: 'jots', version: '1.0.0', connected: true },
-        ],
+        integrations: UNCONNECTED_LISTING,
       }),
     );
     // A token stored a moment ago shows at once, for this user only.

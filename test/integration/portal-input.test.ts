@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { csrfToken } from '../../server/portal/csrf.js';
 import { getAccount } from '../../store/accounts.js';
-import { startWorld, type TestUser } from '../support/harness.js';
+import { startWorld } from '../support/harness.js';
+import { signInToPortal } from '../support/portal-session.js';
 
 // What a person (or whoever drives their browser, or a page that posts to the portal) can put in
 // every address, query string and form field of the portal and the connection pages: U+0000 (which
@@ -18,42 +18,7 @@ apis.state.linear.grantKey(LINEAR_KEY, { name: 'Ada Example', email: 'ada@linear
 const ada = await world.user({ email: 'ada@example.com', roles: ['admin'] });
 const accountId = (await world.connectGithub(ada, 'ada-input')).account.id;
 
-interface Session {
-  cookie: string;
-  csrf: string;
-  get(path: string): Promise<Response>;
-  post(path: string, body: string | URLSearchParams): Promise<Response>;
-}
-
-async function portalSession(user: TestUser): Promise<Session> {
-  const token = new URL(await user.loginLink()).searchParams.get('token')!;
-  const res = await fetch(`${stack.baseUrl}/portal/login-link`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: stack.baseUrl },
-    body: new URLSearchParams({ token, next: '/portal' }),
-  });
-  const cookie = res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const session = /sb_session=([^;]+)/.exec(cookie)?.[1] ?? '';
-  const csrf = csrfToken(stack.services, { headers: { cookie }, cookies: { sb_session: session } } as never);
-  return {
-    cookie,
-    csrf,
-    get: (path) => fetch(`${stack.baseUrl}${path}`, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' }),
-    post: (path, body) =>
-      fetch(`${stack.baseUrl}${path}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', origin: stack.baseUrl },
-        body,
-      }),
-  };
-}
-
-const portal = await portalSession(ada);
+const portal = await signInToPortal(stack, ada, { accept: 'text/html' });
 
 /** The hidden fields of the API-key form for linear (its one-time `_form` token among them). */
 async function apiKeyFormFields(): Promise<Record<string, string>> {

@@ -1,4 +1,5 @@
 import { afterAll, inject } from 'vitest';
+import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
 import { type Infra, type Stack, type StackOptions, startStackOn } from './stack.js';
 import { startWorldOn, type World, type WorldOptions } from './world.js';
 
@@ -24,5 +25,16 @@ export function startStack(options: StackOptions = {}): Promise<Stack> {
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const world = await startWorldOn(testInfra(), options);
   afterAll(() => world.stop());
+  return world;
+}
+
+/**
+ * The world of a file that plays connection flows in a browser: OAuth clients for GitHub and Jira,
+ * the fake APIs, the Hacker News look-alike (cookie capture), attempts that outlive every test
+ * (no workflow timer expires one mid-test), and the capture browser closed with the world.
+ */
+export async function startConnectFlowsWorld(): Promise<World> {
+  const world = await startWorld({ clients: { github: {}, jira: {} }, apis: true, hackernews: true, env: { CONNECTION_TTL_SEC: '600' } });
+  world.onStop(closeCaptureBrowser);
   return world;
 }
