@@ -188,6 +188,11 @@ export const baseEnvSchema = z.object({
    * a batch collected later by its requestId needs its results.
    */
   RESULT_RETENTION_DAYS: positiveInt.optional(),
+  /**
+   * Bytes of stored results one user holds together; past it their oldest go first (each is kept
+   * RESULT_RETENTION_DAYS, and a caller can make one per tool call).
+   */
+  STORED_RESULTS_MAX_BYTES_PER_USER: positiveInt.default(1024 * 1024 * 1024),
 
   /**
    * `on`: `npm start` serves the demo integration (demo/): a local OAuth authorization server and a

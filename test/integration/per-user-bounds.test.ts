@@ -3,6 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { createApproval } from '../../store/approvals.js';
 import { getAttempt } from '../../store/connection-attempts.js';
+import { createJot } from '../../store/jots.js';
+import { pruneRows } from '../../store/retention.js';
 import { updateTenantSettings } from '../../store/tenants.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { killProcess, spawnServerProcess, startWorld, type TestUser } from '../support/harness.js';
@@ -12,7 +14,8 @@ import { freePort } from '../support/ports.js';
  * What one caller can make Switchboard hold, bounded per user (and per tenant): open connection
  * attempts, each a workflow living its TTL (CONNECT_PENDING_MAX_PER_USER), and long waits, each a
  * held connection (WAITS_MAX_PER_USER / WAITS_MAX_PER_TENANT), and notes kept for good
- * (JOTS_MAX_NOTES_PER_USER / JOTS_MAX_BYTES_PER_USER). Small bounds here, the defaults' logic.
+ * (JOTS_MAX_NOTES_PER_USER / JOTS_MAX_BYTES_PER_USER), and results kept for their retention
+ * (STORED_RESULTS_MAX_BYTES_PER_USER). Small bounds here, the defaults' logic.
  */
 const MAX_PENDING = 3;
 const world = await startWorld({
@@ -23,6 +26,9 @@ const world = await startWorld({
     WAITS_MAX_PER_TENANT: '3',
     JOTS_MAX_NOTES_PER_USER: '3',
     JOTS_MAX_BYTES_PER_USER: '1000',
+    // A 6 kB result is cut (and stored, with a resultRef); three fit in a user's stored results.
+    CONNECTIONS_TOOL_RESULT_MAX_BYTES: '4000',
+    STORED_RESULTS_MAX_BYTES_PER_USER: '20000',
   },
 });
 const { auth, stack } = world;
@@ -264,5 +270,74 @@ describe('notes one user keeps (JOTS_MAX_NOTES_PER_USER, JOTS_MAX_BYTES_PER_USER
     expect((await execute(ida, 'jots__get_note', { id: big.result.id })).result.body).toBe('b'.repeat(900));
     expect((await execute(ida, 'jots__update_note', { id: big.result.id, body: 'b'.repeat(500) })).ok).toBe(true);
     expect((await execute(ida, 'jots__create_note', { title: 't', body: 'c'.repeat(200) })).ok).toBe(true);
+  });
+});
+
+describe('stored results one user holds (STORED_RESULTS_MAX_BYTES_PER_USER)', () => {
+  const usageOf = async (user: TestUser) => {
+    const { rows } = await pool.query(
+      `SELECT (SELECT coalesce(sum(total_bytes), 0)::int FROM stored_results WHERE user_id = $1) AS stored,
+              (SELECT count(*)::int FROM stored_results WHERE user_id = $1) AS n,
+              (SELECT bytes::int FROM stored_result_usage WHERE user_id = $1) AS counted`,
+      [user.user.id],
+    );
+    return rows[0] as { stored: number; n: number; counted: number };
+  };
+  const bigResult = async (user: TestUser) => {
+    const note = await createJot(
+      pool,
+      { tenantId: user.user.tenantId, userId: user.user.id },
+      { title: 'big', body: 'x'.repeat(6000), tags: [] },
+    );
+    return async () => {
+      const answer = (await user.call('connections_execute', { name: 'jots__get_note', arguments: { id: note.id } })).body;
+      expect(answer).toMatchObject({ ok: true, truncated: true, resultRef: expect.stringMatching(/^res_/) });
+      return answer.resultRef as string;
+    };
+  };
+
+  /** As if the user's results were stored an hour ago: past the grace that keeps results on their way to the caller. */
+  const age = (user: TestUser) =>
+    pool.query(`UPDATE stored_results SET created_at = created_at - interval '1 hour' WHERE user_id = $1`, [user.user.id]);
+
+  it('a caller making result after result keeps only the newest within the bound: the oldest go first, and read like expired ones', async () => {
+    const jay = await world.user();
+    const kim = await world.user({ tenantId: jay.user.tenantId });
+    const jayCall = await bigResult(jay);
+    const kimRef = await (await bigResult(kim))();
+    const refs: string[] = [];
+    for (let i = 0; i < 3; i++) refs.push(await jayCall());
+    await age(jay);
+    for (let i = 0; i < 3; i++) refs.push(await jayCall());
+    const jays = await usageOf(jay);
+    expect(jays.n).toBe(3);
+    expect(jays.stored).toBeLessThanOrEqual(20_000);
+    expect(jays.counted).toBe(jays.stored);
+    for (const ref of refs.slice(0, 3)) {
+      expect(await jay.call('read_result', { resultRef: ref })).toEqual({ status: 404, body: { error: 'Unknown resultRef' } });
+    }
+    for (const ref of refs.slice(3)) expect((await jay.call('read_result', { resultRef: ref })).status).toBe(200);
+    // Another user of the same tenant keeps theirs.
+    expect((await kim.call('read_result', { resultRef: kimRef })).status).toBe(200);
+    expect((await usageOf(kim)).n).toBe(1);
+  });
+
+  it('results stored side by side all reach their caller; the next store past the grace brings the user back within the bound; the count stays exact through the daily prune', async () => {
+    const lee = await world.user();
+    const leeCall = await bigResult(lee);
+    // Each answer reads its result back after the batch: none is taken from under it.
+    const refs = await Promise.all(Array.from({ length: 8 }, () => leeCall()));
+    expect(new Set(refs).size).toBe(8);
+    const burst = await usageOf(lee);
+    expect(burst.n).toBe(8);
+    expect(burst.counted).toBe(burst.stored);
+    await age(lee);
+    await leeCall();
+    const after = await usageOf(lee);
+    expect(after.stored).toBeLessThanOrEqual(20_000);
+    expect(after.counted).toBe(after.stored);
+    await pool.query(`UPDATE stored_results SET expires_at = now() - interval '1 day' WHERE user_id = $1`, [lee.user.id]);
+    await pruneRows(pool, 'stored_results', new Date(), 1000);
+    expect(await usageOf(lee)).toEqual({ stored: 0, n: 0, counted: 0 });
   });
 });
