@@ -33,7 +33,14 @@ export async function deliverResult(
   let stored: Awaited<ReturnType<typeof storeResult>>;
   try {
     const days = deps.config.RESULT_RETENTION_DAYS ?? deps.config.RETENTION_DAYS;
-    stored = await storeResult(deps.pool, deps.keyring, owner, json, new Date(Date.now() + days * DAY_MS));
+    stored = await storeResult(
+      deps.pool,
+      deps.keyring,
+      owner,
+      json,
+      new Date(Date.now() + days * DAY_MS),
+      deps.config.STORED_RESULTS_MAX_BYTES_PER_USER,
+    );
   } catch (err) {
     deps.logger.error({ tool: owner.tool, err: (err as Error).message }, 'could not store a tool result');
     return failure('tool_failed', `${owner.tool} ran, but Switchboard could not keep its result; the server logged the details.`);

@@ -27,7 +27,7 @@ export function createBuiltinServices(deps: { pool: Queryable; config: Config; l
     logger: deps.logger.child({ component: 'browser' }),
   });
   return {
-    jots: createJotsStore(deps.pool),
+    jots: createJotsStore(deps.pool, { maxNotes: config.JOTS_MAX_NOTES_PER_USER, maxBytes: config.JOTS_MAX_BYTES_PER_USER }),
     browser,
     close: () => browser.close(),
   };

@@ -11,7 +11,9 @@ import type { ActivityDeps } from './deps.js';
 import { type ReadResultRequest, type ResultSliceAnswer, readResultSlice } from './read-result.js';
 
 /** Activities behind `switchboard/workflow`: what an agent's own workflow asks Switchboard to do. */
-export function createWorkflowHelperActivities(deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'config' | 'signer'>) {
+export function createWorkflowHelperActivities(
+  deps: Pick<ActivityDeps, 'pool' | 'keyring' | 'registry' | 'config' | 'signer' | 'temporal' | 'logger'>,
+) {
   return {
     /**
      * `readResult` for a workflow: a slice of a cut result by its resultRef (as read_result).

@@ -18,6 +18,7 @@ import {
 } from '../store/approvals.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
+import { inTransaction, lockKey } from '../store/queryable.js';
 import { approvalEvents } from '../telemetry/metrics.js';
 import type { ApprovalWorkflowInput } from './workflow.js';
 
@@ -56,30 +57,39 @@ export async function requestApproval(
   },
 ): Promise<ToolOutcome> {
   // Bounded per user (a looping agent): a re-run of a call already waiting still finds its approval.
-  const recorded = await getApprovalByCallKey(deps.pool, input.callKey);
-  if (
-    !recorded &&
-    (await countPendingApprovals(deps.pool, { tenantId: input.tenantId, userId: input.userId })) >= MAX_PENDING_APPROVALS_PER_USER
-  ) {
+  // Counted and created under the user's lock, so calls running side by side (a batch runs eight at
+  // once, and several batches may run) cannot each see room for one more and all be created.
+  const made = await inTransaction(deps.pool, async (tx) => {
+    await lockKey(tx, `approvals:${input.tenantId}:${input.userId}`);
+    const recorded = await getApprovalByCallKey(tx, input.callKey);
+    if (
+      !recorded &&
+      (await countPendingApprovals(tx, { tenantId: input.tenantId, userId: input.userId })) >= MAX_PENDING_APPROVALS_PER_USER
+    ) {
+      return undefined;
+    }
+    return createApproval(tx, deps.keyring, {
+      callKey: input.callKey,
+      tenantId: input.tenantId,
+      requesterUserId: input.userId,
+      // The account is pinned: the approved call runs on the account the person saw, even if the
+      // default account changes meanwhile.
+      call: input.account ? { ...input.call, account: input.account.id } : input.call,
+      accountId: input.account?.id ?? null,
+      accountLabel: input.account?.label ?? null,
+      accountScope: input.account?.scope ?? 'user',
+      summary: approvalSummary(input.call.tool, input.account?.label ?? null, input.call.args ?? {}, input.schema),
+      shownArguments: redactedArguments(input.call.args ?? {}, input.schema),
+      ttlSec: approvalTtlSec(input.settings),
+    });
+  });
+  if (!made) {
     return failure(
       'tool_failed',
       `${input.call.tool} needs approval, but ${MAX_PENDING_APPROVALS_PER_USER} of your calls already wait for one; nothing ran. Have some decided first.`,
     );
   }
-  const { approval, created } = await createApproval(deps.pool, deps.keyring, {
-    callKey: input.callKey,
-    tenantId: input.tenantId,
-    requesterUserId: input.userId,
-    // The account is pinned: the approved call runs on the account the person saw, even if the
-    // default account changes meanwhile.
-    call: input.account ? { ...input.call, account: input.account.id } : input.call,
-    accountId: input.account?.id ?? null,
-    accountLabel: input.account?.label ?? null,
-    accountScope: input.account?.scope ?? 'user',
-    summary: approvalSummary(input.call.tool, input.account?.label ?? null, input.call.args ?? {}, input.schema),
-    shownArguments: redactedArguments(input.call.args ?? {}, input.schema),
-    ttlSec: approvalTtlSec(input.settings),
-  });
+  const { approval, created } = made;
   if (created) approvalEvents.inc({ event: 'requested' });
   return startAndAnswer(deps, approval, input);
 }

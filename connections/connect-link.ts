@@ -2,7 +2,13 @@ import { oauthCallbackUrl } from '../core/urls.js';
 import { OAuthFlowError } from '../providers/oauth-client.js';
 import type { ConsentRequest } from '../providers/oauth-flow.js';
 import { stepUpScopesFor } from '../store/accounts.js';
-import { countOpenConsentRequests, getAttempt, isOpenAttempt, recordAuthorizationRequest } from '../store/connection-attempts.js';
+import {
+  countOpenConsentRequests,
+  getAttempt,
+  isOpenAttempt,
+  markAttemptOpened,
+  recordAuthorizationRequest,
+} from '../store/connection-attempts.js';
 import { bindBrowser } from './browser-binding.js';
 import type { BrowserVisit } from './browser-visit.js';
 import { whyMayNotConnect } from './connect-rule.js';
@@ -46,6 +52,8 @@ export async function openConnectLink(ctx: ConnectLinkDeps, visit: BrowserVisit)
   if (!isOpenAttempt(attempt)) return pageAnswer(410, expired.title, expired.message);
   const refused = await whyMayNotConnect(ctx.pool, human, attempt.integration, attempt.accountScope);
   if (refused) return { kind: 'not-allowed', reason: refused };
+  // Its person has it now: a newer attempt of theirs never displaces it (CONNECT_PENDING_MAX_PER_USER).
+  await markAttemptOpened(ctx.pool, attempt.id);
   if (attempt.authMode === 'cookie') return { kind: 'cookie-capture', attempt };
   const flow = (await ctx.registry.forTenant(attempt.tenantId)).oauthFlow(attempt.integration);
   if (attempt.authMode !== 'oauth2' || !flow) {

@@ -117,6 +117,10 @@ export const baseEnvSchema = z.object({
   ALLOWED_HOSTS: hostList,
   /** Most TCP connections the HTTP server holds at once (each wait_for_connection holds one). */
   HTTP_MAX_CONNECTIONS: positiveInt.default(10_000),
+  /** wait_for_connection and wait_for_approval calls one user has waiting at once in one server process (server/wait-slots.ts). */
+  WAITS_MAX_PER_USER: positiveInt.default(20),
+  /** …and one tenant, all its users together, so that one tenant cannot hold every connection. */
+  WAITS_MAX_PER_TENANT: positiveInt.default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `1` logs each search result's score parts (text, operation, integration): for operators tuning search. */
   SEARCH_DEBUG: z
@@ -150,6 +154,11 @@ export const baseEnvSchema = z.object({
   PORTAL_OIDC_CLIENT_SECRET: optionalString,
 
   CONNECTION_TTL_SEC: positiveInt.default(3600),
+  /**
+   * Open (PENDING) connection attempts one user holds at once, each a workflow living up to its
+   * TTL. A new one past it expires the oldest nobody opened in a browser; when all are opened, 429.
+   */
+  CONNECT_PENDING_MAX_PER_USER: positiveInt.default(20),
   CONNECTIONS_TOOL_TIMEOUT_MS: positiveInt.default(30000),
   CONNECTIONS_TOOL_RESULT_MAX_BYTES: positiveInt.default(32768),
   /** Bytes read from one provider response before Switchboard stops reading (a huge or endless body). */
@@ -179,6 +188,11 @@ export const baseEnvSchema = z.object({
    * a batch collected later by its requestId needs its results.
    */
   RESULT_RETENTION_DAYS: positiveInt.optional(),
+  /**
+   * Bytes of stored results one user holds together; past it their oldest go first (each is kept
+   * RESULT_RETENTION_DAYS, and a caller can make one per tool call).
+   */
+  STORED_RESULTS_MAX_BYTES_PER_USER: positiveInt.default(1024 * 1024 * 1024),
 
   /**
    * `on`: `npm start` serves the demo integration (demo/): a local OAuth authorization server and a
@@ -281,6 +295,9 @@ export const baseEnvSchema = z.object({
   COOKIE_CAPTURE_MAX_PER_USER: positiveInt.default(2),
   /** Live-view frames (screenshots) a capture session takes per second at most; requests between get the last one. */
   COOKIE_CAPTURE_FRAMES_PER_SEC: positiveInt.default(4),
+  /** Notes (the jots built-in) one user keeps at most, and the bytes of text they hold together. */
+  JOTS_MAX_NOTES_PER_USER: positiveInt.default(1000),
+  JOTS_MAX_BYTES_PER_USER: positiveInt.default(10 * 1024 * 1024),
   COOKIE_CHECK_TTL_SEC: z.coerce.number().int().min(0).default(60),
 });
 

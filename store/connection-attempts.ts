@@ -5,7 +5,7 @@ import type { OAuthContext } from '../providers/oauth-flow.js';
 import { newAttemptId } from './ids.js';
 import type { Keyring } from './keyring.js';
 import { storableText } from './postgres-text.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, lockKey, type Queryable } from './queryable.js';
 
 export interface ConnectionAttempt {
   id: string;
@@ -27,16 +27,60 @@ const COLUMNS = `id, tenant_id AS "tenantId", user_id AS "userId", integration, 
 export const hashState = (state: string): Buffer => createHash('sha256').update(state).digest();
 const pkceAad = (attemptId: string) => `attempt:${attemptId}:pkce`;
 
+/** What `createAttempt` did: the new attempt and the open ones it expired to make room, or why it could not. */
+export type CreatedAttempt = { attempt: ConnectionAttempt; displaced: string[] } | { full: { max: number; nextExpiresAt: Date } };
+
+/**
+ * Creates a PENDING attempt, keeping the user at `maxOpen` open attempts at most (PENDING and
+ * before expiry) across every server process: the user's attempts are serialised by an advisory
+ * lock. Past the bound the oldest attempts nobody opened in a browser are expired, as their timer
+ * would: an agent that loops `connect` replaces its own unused links instead of locking the user
+ * out until they expire. An attempt a person opened is never taken; when all are opened, nothing
+ * is created and `full` says when the first of them expires.
+ */
 export async function createAttempt(
   db: Queryable,
   input: { tenantId: string; userId: string; integration: string; authMode: string; ttlSec: number; accountScope?: 'user' | 'tenant' },
-): Promise<ConnectionAttempt> {
-  const { rows } = await db.query(
-    `INSERT INTO connection_attempts (id, tenant_id, user_id, integration, auth_mode, expires_at, account_scope)
-     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7) RETURNING ${COLUMNS}`,
-    [newAttemptId(), input.tenantId, input.userId, input.integration, input.authMode, input.ttlSec, input.accountScope ?? 'user'],
-  );
-  return rows[0];
+  maxOpen: number,
+): Promise<CreatedAttempt> {
+  return inTransaction(db, async (tx) => {
+    await lockKey(tx, `connection-attempts:${input.tenantId}:${input.userId}`);
+    const { rows: open } = await tx.query<{ id: string; openedAt: Date | null; expiresAt: Date }>(
+      `SELECT id, opened_at AS "openedAt", expires_at AS "expiresAt" FROM connection_attempts
+        WHERE tenant_id = $1 AND user_id = $2 AND status = 'PENDING' AND expires_at > now() ORDER BY created_at, id`,
+      [input.tenantId, input.userId],
+    );
+    const excess = open.length - maxOpen + 1;
+    let displaced: string[] = [];
+    if (excess > 0) {
+      const unopened = open.filter((a) => a.openedAt === null).slice(0, excess);
+      if (unopened.length < excess) {
+        const nextExpiresAt = new Date(Math.min(...open.map((a) => a.expiresAt.getTime())));
+        return { full: { max: maxOpen, nextExpiresAt } };
+      }
+      // Exactly what the attempt's own timer does (finishAttempt), so its link and waits answer EXPIRED.
+      const { rows } = await tx.query<{ id: string }>(
+        `UPDATE connection_attempts SET status = 'EXPIRED', completed_at = now(), pkce_sealed = NULL
+          WHERE id = ANY($1) AND status = 'PENDING' RETURNING id`,
+        [unopened.map((a) => a.id)],
+      );
+      displaced = rows.map((r) => r.id);
+    }
+    const { rows } = await tx.query(
+      `INSERT INTO connection_attempts (id, tenant_id, user_id, integration, auth_mode, expires_at, account_scope)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7) RETURNING ${COLUMNS}`,
+      [newAttemptId(), input.tenantId, input.userId, input.integration, input.authMode, input.ttlSec, input.accountScope ?? 'user'],
+    );
+    return { attempt: rows[0], displaced };
+  });
+}
+
+/**
+ * Records that the attempt's user opened its connect link in a signed-in browser (the first time
+ * counts): from then on a newer attempt never displaces it (createAttempt).
+ */
+export async function markAttemptOpened(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE connection_attempts SET opened_at = now() WHERE id = $1 AND opened_at IS NULL AND status = 'PENDING'`, [id]);
 }
 
 /** The attempt, only if it belongs to this caller: others' ids look exactly like unknown ones. */

@@ -4,10 +4,11 @@ import {
   type JotOwner,
   type JotSearchHit,
   type JotSummary,
+  JotsFullError,
   type JotsStore,
 } from '../providers/jots/store.js';
 import { newId } from './ids.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, lockKey, type Queryable } from './queryable.js';
 
 /**
  * The jots built-in's notes in Postgres (`jots` table). Every statement is scoped to the owner's
@@ -116,19 +117,69 @@ export async function searchJots(db: Queryable, owner: JotOwner, query: { text: 
   return rows.map((row) => ({ ...toSummary(row), rank: Math.round(row.rank * 1e4) / 1e4, snippet: row.snippet }));
 }
 
+/** What one user's notes may hold together (JOTS_MAX_NOTES_PER_USER, JOTS_MAX_BYTES_PER_USER). */
+export interface JotLimits {
+  maxNotes: number;
+  maxBytes: number;
+}
+
+/** A note's size as the bound counts it: the UTF-8 bytes of its title, body and tags. */
+const SIZE = (t: string) => `(octet_length(${t}.title) + octet_length(${t}.body) + octet_length(array_to_string(${t}.tags, '')))`;
+const sizeOf = (note: { title: string; body: string; tags: string[] }) =>
+  Buffer.byteLength(note.title) + Buffer.byteLength(note.body) + Buffer.byteLength(note.tags.join(''));
+
+const fullOfNotes = (limits: JotLimits) =>
+  new JotsFullError(
+    `Notes are full: a user keeps at most ${limits.maxNotes} notes (JOTS_MAX_NOTES_PER_USER). Nothing was saved; delete some with delete_note first.`,
+  );
+const fullOfBytes = (limits: JotLimits) =>
+  new JotsFullError(
+    `Notes are full: a user's notes hold at most ${limits.maxBytes} bytes of text together (JOTS_MAX_BYTES_PER_USER), and this would pass it. Nothing was saved; delete or shorten some notes first.`,
+  );
+
+/** The owner's note count and bytes; under the owner's lock, so two writes cannot both see room for one. */
+async function usage(tx: Queryable, owner: JotOwner): Promise<{ notes: number; bytes: number }> {
+  await lockKey(tx, `jots:${owner.tenantId}:${owner.userId}`);
+  const { rows } = await tx.query(
+    `SELECT count(*)::int AS notes, coalesce(sum(${SIZE('j')}), 0)::bigint AS bytes FROM jots j WHERE tenant_id = $1 AND user_id = $2`,
+    [owner.tenantId, owner.userId],
+  );
+  return { notes: rows[0].notes, bytes: Number(rows[0].bytes) };
+}
+
+/** createJot within the owner's limits; JotsFullError (nothing saved) past either. */
+export function createJotWithin(db: Queryable, owner: JotOwner, note: { title: string; body: string; tags: string[] }, limits: JotLimits) {
+  return inTransaction(db, async (tx) => {
+    const used = await usage(tx, owner);
+    if (used.notes >= limits.maxNotes) throw fullOfNotes(limits);
+    if (used.bytes + sizeOf(note) > limits.maxBytes) throw fullOfBytes(limits);
+    return createJot(tx, owner, note);
+  });
+}
+
 export async function updateJot(
   db: Queryable,
   owner: JotOwner,
   id: string,
   patch: { title?: string; body?: string; tags?: string[] },
+  limits: Pick<JotLimits, 'maxBytes'>,
 ): Promise<Jot | undefined> {
-  const { rows } = await db.query(
-    `UPDATE jots SET title = coalesce($4, title), body = coalesce($5, body), tags = coalesce($6, tags), updated_at = now()
-      WHERE id = $1 AND tenant_id = $2 AND user_id = $3
-      RETURNING ${NOTE}`,
-    [id, owner.tenantId, owner.userId, patch.title ?? null, patch.body ?? null, patch.tags ?? null],
-  );
-  return rows[0] && toJot(rows[0]);
+  return inTransaction(db, async (tx) => {
+    const used = await usage(tx, owner);
+    const { rows } = await tx.query(
+      `UPDATE jots j SET title = coalesce($4, title), body = coalesce($5, body), tags = coalesce($6, tags), updated_at = now()
+        WHERE id = $1 AND tenant_id = $2 AND user_id = $3
+        RETURNING ${NOTE}, (SELECT ${SIZE('o')} FROM jots o WHERE o.id = j.id) AS "oldSize"`,
+      [id, owner.tenantId, owner.userId, patch.title ?? null, patch.body ?? null, patch.tags ?? null],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const { oldSize, ...updated } = row;
+    // A note that grows must still fit; one that keeps its size or shrinks always may.
+    const grows = sizeOf(updated) - Number(oldSize);
+    if (grows > 0 && used.bytes + grows > limits.maxBytes) throw fullOfBytes({ maxNotes: 0, ...limits });
+    return toJot(updated);
+  });
 }
 
 export async function deleteJot(db: Queryable, owner: JotOwner, id: string): Promise<boolean> {
@@ -141,13 +192,13 @@ export async function deleteJot(db: Queryable, owner: JotOwner, id: string): Pro
 }
 
 /** The JotsStore the worker lends the jots tools. */
-export function createJotsStore(db: Queryable): JotsStore {
+export function createJotsStore(db: Queryable, limits: JotLimits): JotsStore {
   return {
-    create: (owner, note) => createJot(db, owner, note),
+    create: (owner, note) => createJotWithin(db, owner, note, limits),
     get: (owner, id) => getJot(db, owner, id),
     list: (owner, page) => listJots(db, owner, page),
     search: (owner, query) => searchJots(db, owner, query),
-    update: (owner, id, patch) => updateJot(db, owner, id, patch),
+    update: (owner, id, patch) => updateJot(db, owner, id, patch, limits),
     delete: (owner, id) => deleteJot(db, owner, id),
   };
 }

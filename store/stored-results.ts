@@ -3,7 +3,7 @@ import type { CallerOwner } from '../core/caller.js';
 import type { StoredResultRef } from '../core/stored-results.js';
 import type { Keyring } from './keyring.js';
 import { storableText } from './postgres-text.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, type Queryable } from './queryable.js';
 
 /**
  * Tool results kept in Postgres instead of Temporal's history (core/stored-results.ts), sealed
@@ -21,21 +21,51 @@ export interface StoredResult extends StoredResultRef {
   json: string;
 }
 
-/** Seals `json` for its user until `expiresAt`; answers the reference. */
+/** Seconds a new stored result is safe from its user's bound: a batch answers within it unless it runs longer. */
+export const STORED_RESULT_GRACE_SEC = 15 * 60;
+
+/**
+ * Seals `json` for its user until `expiresAt`; answers the reference. A user's stored results hold
+ * at most `maxBytesPerUser` together (STORED_RESULTS_MAX_BYTES_PER_USER): past it their oldest
+ * results go (a reference to one then reads like an expired one), never one stored in the last
+ * STORED_RESULT_GRACE_SEC: that one may still be on its way to the caller (a batch's answer reads
+ * its results back only once the batch ends).
+ */
 export async function storeResult(
   db: Queryable,
   keyring: Keyring,
   owner: CallerOwner,
   json: string,
   expiresAt: Date,
+  maxBytesPerUser: number,
 ): Promise<StoredResultRef> {
   const id = `${REF_PREFIX}${randomBytes(24).toString('base64url')}`;
   const plaintext = Buffer.from(json, 'utf8');
   const { keyId, data } = keyring.encryptBytes(plaintext, aadOf(id, owner.tenantId, owner.userId), 'result');
-  await db.query(
-    `INSERT INTO stored_results (id, tenant_id, user_id, total_bytes, key_id, sealed, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [id, owner.tenantId, owner.userId, plaintext.length, keyId, data, expiresAt],
-  );
+  await inTransaction(db, async (tx) => {
+    await tx.query(
+      `INSERT INTO stored_results (id, tenant_id, user_id, total_bytes, key_id, sealed, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [id, owner.tenantId, owner.userId, plaintext.length, keyId, data, expiresAt],
+    );
+    // The insert's trigger counted it and holds the user's usage row until commit (migration 033).
+    const { rows } = await tx.query('SELECT bytes FROM stored_result_usage WHERE tenant_id = $1 AND user_id = $2', [
+      owner.tenantId,
+      owner.userId,
+    ]);
+    const excess = Number(rows[0]?.bytes ?? 0) - maxBytesPerUser;
+    if (excess <= 0) return;
+    // Oldest first until enough has gone. Expired rows are the daily prune's: taking them here could
+    // deadlock with it (it holds them, then wants the usage row this holds).
+    await tx.query(
+      `DELETE FROM stored_results WHERE id IN (
+         SELECT id FROM (
+           SELECT id, total_bytes, sum(total_bytes) OVER (ORDER BY created_at, id) AS upto FROM stored_results
+            WHERE tenant_id = $1 AND user_id = $2 AND expires_at > now()
+              AND created_at < now() - make_interval(secs => $4)) older
+          WHERE upto - total_bytes < $3)`,
+      [owner.tenantId, owner.userId, excess, STORED_RESULT_GRACE_SEC],
+    );
+  });
   return { resultRef: id, totalBytes: plaintext.length };
 }
 

@@ -56,3 +56,11 @@ export class InvalidCursorError extends Error {
     this.name = 'InvalidCursorError';
   }
 }
+
+/** Thrown by a store when the owner's notes are full: nothing was saved. */
+export class JotsFullError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JotsFullError';
+  }
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { prepareConnection } from '../../connections/prepare.js';
+import { endIfDisplaced, prepareConnection } from '../../connections/prepare.js';
 import { connectionWorkflow } from '../../connections/workflow.js';
 import type { Caller } from '../../core/caller.js';
 import { MetaToolError } from '../../core/errors.js';
@@ -51,6 +51,7 @@ export async function startConnection(
     ctx.logger.error({ err: (err as Error).message, integration }, 'could not start the connection workflow');
     throw new MetaToolError({ error: 'Temporal is unavailable; try connect again shortly' }, 503);
   }
+  await endIfDisplaced(ctx, prepared.connectionId);
   return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url };
 }
 

@@ -7,6 +7,7 @@ import type { ToolOutcome } from '../../core/execution.js';
 import { getApprovalForRequester } from '../../store/approvals.js';
 import type { ServiceContext } from '../context.js';
 import { remoteWaitForApproval } from '../sources/composite.js';
+import { inWaitSlot } from '../wait-slots.js';
 import { metaEntry } from './execute-tools.js';
 import { defineMetaTool } from './meta-tool.js';
 
@@ -37,7 +38,7 @@ async function waitForApprovalOf(
 ) {
   const found = await getApprovalForRequester(ctx.pool, caller, args.approvalId);
   if (!found) throw new MetaToolError({ error: 'Unknown approvalId' }, 404);
-  if (!isSettled(found.status)) await ctx.approvalWaiter.wait(found.id, args.timeoutSec);
+  if (!isSettled(found.status)) await inWaitSlot(ctx.config, caller, () => ctx.approvalWaiter.wait(found.id, args.timeoutSec));
   // Read after the wait: the row holds the decision and, once the call ran, its sealed outcome.
   const approval = (await getApprovalForRequester(ctx.pool, caller, found.id)) ?? found;
   const { status, result } = await approvalAnswer(ctx, approval);
@@ -51,7 +52,10 @@ async function waitForApprovalOf(
  * execute_tools entry shape the source answers; undefined for an approval held here.
  */
 async function remoteAnswer(ctx: ServiceContext, caller: Caller, args: z.infer<typeof input>) {
-  const remote = await remoteWaitForApproval(ctx, caller, args);
+  // A `<source>:` id is waited on at the source, this request held open meanwhile.
+  const remote = args.approvalId.includes(':')
+    ? await inWaitSlot(ctx.config, caller, () => remoteWaitForApproval(ctx, caller, args))
+    : undefined;
   if (remote && remote.status !== 200) throw new MetaToolError(remote.body as { error: string }, remote.status);
   return remote?.body as ({ status: string; result?: { result?: unknown; error?: unknown } } & Record<string, unknown>) | undefined;
 }

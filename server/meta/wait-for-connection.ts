@@ -3,6 +3,7 @@ import { WAIT_TIMEOUT_DEFAULT_SEC, WAIT_TIMEOUT_MAX_SEC } from '../../core/conne
 import { MetaToolError } from '../../core/errors.js';
 import { waitAnswer } from '../../core/wait-answer.js';
 import { getAttemptForCaller } from '../../store/connection-attempts.js';
+import { inWaitSlot } from '../wait-slots.js';
 import { defineMetaTool } from './meta-tool.js';
 
 export const waitForConnection = defineMetaTool({
@@ -22,6 +23,6 @@ export const waitForConnection = defineMetaTool({
     // Another user's id answers exactly like an unknown one, so ids cannot be probed.
     if (!attempt) throw new MetaToolError({ error: 'Unknown connectionId' }, 404);
     if (attempt.status !== 'PENDING') return { status: waitAnswer(attempt.status, { reapedIt: false }) };
-    return { status: await ctx.waiter.wait(attempt.id, args.timeoutSec) };
+    return { status: await inWaitSlot(ctx.config, caller, () => ctx.waiter.wait(attempt.id, args.timeoutSec)) };
   },
 });

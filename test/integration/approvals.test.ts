@@ -705,4 +705,36 @@ describe('bounds', () => {
     expect(answer.error.message).toContain(`${MAX_PENDING_APPROVALS_PER_USER} of your calls already wait`);
     expect((await execute(hal, 'jots__get_note', { id })).ok).toBe(true);
   });
+
+  it("gated calls run side by side never pass the bound: each is counted and recorded under the user's lock", async () => {
+    const ivy = await world.user({ tenantId: alice.user.tenantId });
+    const room = 3;
+    for (let i = 0; i < MAX_PENDING_APPROVALS_PER_USER - room; i++) {
+      await createApproval(pool, stack.services.keyring, {
+        callKey: `bound-${ivy.user.id}-${i}`,
+        tenantId: ivy.user.tenantId,
+        requesterUserId: ivy.user.id,
+        call: { tool: 'jots__delete_note', args: { id: 'jot_x' } },
+        accountId: null,
+        accountLabel: null,
+        accountScope: 'user',
+        summary: { tool: 'jots__delete_note', account: null, arguments: { id: 'jot_x' } },
+        shownArguments: { id: 'jot_x' },
+        ttlSec: 600,
+      });
+    }
+    const ids = await Promise.all(Array.from({ length: 16 }, (_, i) => newNote(ivy, `note ${i}`)));
+    // Sixteen gated calls at once, each its own batch: only the three that fit ask for approval.
+    const answers = await Promise.all(ids.map((id) => execute(ivy, 'jots__delete_note', { id })));
+    expect(answers.filter((a) => a.error?.code === 'approval_required')).toHaveLength(room);
+    const refused = answers.filter((a) => a.error?.code === 'tool_failed');
+    expect(refused).toHaveLength(16 - room);
+    for (const a of refused) expect(a.error.message).toContain(`${MAX_PENDING_APPROVALS_PER_USER} of your calls already wait`);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM approvals WHERE requester_user_id = $1 AND status = 'PENDING'`, [
+      ivy.user.id,
+    ]);
+    expect(rows[0].n).toBe(MAX_PENDING_APPROVALS_PER_USER);
+    // Another user of the same tenant is not held by ivy's bound.
+    expect((await gatedDelete(await world.user({ tenantId: alice.user.tenantId }))).approvalId).toMatch(/^apr_/);
+  });
 });

@@ -68,13 +68,16 @@ describe('the Temporal plugin', () => {
   it('runs a Switchboard workflow on a real worker, with its activities', async () => {
     const { pool, temporal, config } = stack.services;
     const bob = await createTestUser(stack);
-    const attempt = await createAttempt(pool, {
-      tenantId: bob.user.tenantId,
-      userId: bob.user.id,
-      integration: 'github',
-      authMode: 'oauth2',
-      ttlSec: 60,
-    });
+    const openAttempt = async () => {
+      const made = await createAttempt(
+        pool,
+        { tenantId: bob.user.tenantId, userId: bob.user.id, integration: 'github', authMode: 'oauth2', ttlSec: 60 },
+        20,
+      );
+      if ('full' in made) throw new Error('bob has no open attempts: there is room');
+      return made.attempt;
+    };
+    const attempt = await openAttempt();
     const handle = await temporal.workflow.start(connectionWorkflow, {
       workflowId: connectionWorkflowId(attempt.id),
       taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -84,13 +87,7 @@ describe('the Temporal plugin', () => {
     expect(await handle.result()).toEqual({ status: 'EXPIRED' });
     expect((await getAttempt(pool, attempt.id))?.status).toBe('EXPIRED');
 
-    const attempt2 = await createAttempt(pool, {
-      tenantId: bob.user.tenantId,
-      userId: bob.user.id,
-      integration: 'github',
-      authMode: 'oauth2',
-      ttlSec: 60,
-    });
+    const attempt2 = await openAttempt();
     const handle2 = await temporal.workflow.start(connectionWorkflow, {
       workflowId: connectionWorkflowId(attempt2.id),
       taskQueue: config.TEMPORAL_TASK_QUEUE,
