@@ -2,9 +2,10 @@ import { Context } from '@temporalio/activity';
 import { approvalOfRerun, requestApproval } from '../approvals/prepare.js';
 import { chooseAccount } from '../core/account-choice.js';
 import { needsApproval } from '../core/approval-policy.js';
+import { secretArgumentTexts } from '../core/approval-summary.js';
 import { reportedIssues } from '../core/errors.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
-import { inputJsonSchema } from '../core/json-schema.js';
+import { cachedInputJsonSchema, inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
@@ -19,6 +20,8 @@ import { type Account, listUsableAccountsWithSealedCredentials, markNeedsReauth,
 import { claimToolCallReadingCaller, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
+import type { Keyring } from '../store/keyring.js';
+import { hasSealedArguments, openSealedArguments, SealedArgumentError } from '../store/sealed-arguments.js';
 import { getUserAndTenant, type UserAndTenant } from '../store/user-and-tenant.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
 import { AccountSlots, type SlotRelease, SlotWaitAborted } from './account-slots.js';
@@ -302,7 +305,11 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     const integration = entry.provider.manifest.name;
     const deadline = AbortSignal.timeout(input.timeoutMs);
     const signal = activitySignal() ? AbortSignal.any([deadline, activitySignal()!]) : deadline;
-    let secrets = auth ? secretsOf(auth.loaded.credential) : [];
+    // The credential's secrets, and the arguments the tool's schema marks secret (a service may echo one back).
+    let secrets = [
+      ...(auth ? secretsOf(auth.loaded.credential) : []),
+      ...secretArgumentTexts(input.call.args ?? {}, cachedInputJsonSchema(entry.tool)),
+    ];
     const attempt = (current?: LoadedCredential) =>
       entry.tool.run(
         args,
@@ -404,7 +411,8 @@ export function createToolCallRunner(deps: ExecuteDeps) {
   }
 
   return {
-    async executeToolCall(request: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
+    async executeToolCall(sealed: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
+      const { request, refusal } = withOpenedArguments(deps.keyring, sealed);
       const input = {
         claimFirst: false,
         notifyApproval: false,
@@ -430,7 +438,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         const rerun =
           !claimed &&
           (await approvalOfRerun(deps, input.callKey, { timeoutMs: input.timeoutMs, notifyWorkflowId: notifyWorkflowId(input) }));
-        outcome = claimed ? await run(input, audit, options) : rerun || outcomeUnknown(input.call.tool);
+        outcome = claimed ? (refusal ?? (await run(input, audit, options))) : rerun || outcomeUnknown(input.call.tool);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
@@ -472,17 +480,34 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     },
 
     /** The audit row of a call whose activity never reported (worker lost, deadline passed). */
-    async recordLostToolCall(input: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
+    async recordLostToolCall(sealed: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
+      const { request } = withOpenedArguments(deps.keyring, sealed);
       await recordToolCall(deps.pool, {
-        ...auditIdentity(input),
+        ...auditIdentity(request),
         ownerUserId: null,
         accountId: null,
         outcome: 'error',
-        errorCode: input.errorCode,
+        errorCode: sealed.errorCode,
         durationMs: 0,
       });
     },
   };
+}
+
+/**
+ * The call with its sealed arguments opened (a tool batch's input seals secret ones:
+ * server/execution/seal-arguments.ts), or, when one does not open, the call as it came and the
+ * invalid_arguments answer: nothing runs.
+ */
+function withOpenedArguments<T extends ExecuteToolInput>(keyring: Keyring, input: T): { request: T; refusal?: ToolOutcome } {
+  if (!hasSealedArguments(input.call.args)) return { request: input };
+  try {
+    const owner = { tenantId: input.tenantId, userId: input.userId, tool: input.call.tool };
+    return { request: { ...input, call: { ...input.call, args: openSealedArguments(keyring, owner, input.call.args) } } };
+  } catch (err) {
+    if (!(err instanceof SealedArgumentError)) throw err;
+    return { request: input, refusal: failure('invalid_arguments', `Arguments of ${input.call.tool} are not accepted: ${err.message}.`) };
+  }
 }
 
 /** Who called which tool with which argument names: the part of the audit row known before the call. */
