@@ -9,7 +9,7 @@ import { cachedInputJsonSchema, inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
-import type { CallOutcome } from '../core/stored-results.js';
+import { type CallOutcome, workflowResultLimit } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
 import { stepUpScopes } from '../providers/mcp-auth/index.js';
 import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
@@ -413,12 +413,14 @@ export function createToolCallRunner(deps: ExecuteDeps) {
   return {
     async executeToolCall(sealed: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
       const { request, refusal } = withOpenedArguments(deps.keyring, sealed);
+      const inline = (bytes: number) => (request.inlineResultMaxBytes === undefined ? workflowResultLimit(bytes) : bytes);
       const input = {
         claimFirst: false,
         notifyApproval: false,
         ...request,
         timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
-        maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+        // Every result inline (an agent's workflow) is cut within what a workflow can carry.
+        maxResultBytes: inline(request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES),
         inlineResultMaxBytes: request.inlineResultMaxBytes ?? Number.POSITIVE_INFINITY,
       };
       const started = performance.now();
