@@ -3,7 +3,7 @@ import type { ToolOutcome } from '../../core/execution.js';
 import { WORKFLOW_RESULT_MAX_BYTES } from '../../core/stored-results.js';
 import { type AgentWorker, startAgentWorker } from '../support/agent-worker.js';
 import type { ExecuteManyProgress } from '../support/agent-workflows.js';
-import { startWorld } from '../support/harness.js';
+import { killProcess, spawnWorkerProcess, startWorld } from '../support/harness.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
 
 // An agent's own workflow (switchboard/workflow) against a hostile upstream MCP server that answers
@@ -94,4 +94,40 @@ describe('a hostile upstream against an agent workflow’s history', () => {
     expect(runs.length).toBe(result.runs);
     expect(runs.flatMap((r) => r.failures)).toEqual([]);
   }, 180_000);
+
+  it('a worker lost in the middle of a call: execute answers "outcome unknown" (and audits it), the agent workflow does not fail', async () => {
+    await stack.stopWorker();
+    const worker = await spawnWorkerProcess(stack);
+    let restarted = false;
+    try {
+      const before = upstream.calls.filter((c) => c === 'slow').length;
+      const running = agents.run<ToolOutcome>('executeOnce', who, { call: { tool: 'big__slow', args: {} } });
+      for (const deadline = Date.now() + 30_000; upstream.calls.filter((c) => c === 'slow').length === before; ) {
+        if (Date.now() > deadline) throw new Error('the call never reached the upstream');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await killProcess(worker);
+      // A worker for the audit of the lost call (the agent's workflow asks Switchboard's worker to record it).
+      await stack.startWorker();
+      restarted = true;
+      const { result, workflowId } = await running;
+      expect(result).toEqual({
+        ok: false,
+        error: { code: 'tool_failed', message: 'big__slow was interrupted; its outcome is unknown, so check before retrying a write.' },
+      });
+      expect((await runsOf(workflowId)).flatMap((r) => r.failures)).toEqual([]);
+      const events = (await stack.services.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      // Temporal timed the lost call out (its heartbeats stopped); the workflow went on.
+      expect(events.filter((e) => e.activityTaskTimedOutEventAttributes)).toHaveLength(1);
+      expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+      const { rows } = await stack.services.pool.query(
+        `SELECT outcome, error_code FROM audit_log WHERE tool = 'big__slow' AND actor_user_id = $1`,
+        [user.user.id],
+      );
+      expect(rows).toEqual([{ outcome: 'error', error_code: 'tool_failed' }]);
+    } finally {
+      await killProcess(worker);
+      if (!restarted) await stack.startWorker();
+    }
+  }, 120_000);
 });
