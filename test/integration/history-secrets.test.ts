@@ -4,6 +4,7 @@ import { decide } from '../../approvals/decide.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import { SEALED_ARGUMENT_KEY } from '../../store/sealed-arguments.js';
 import { updateTenantSettings } from '../../store/tenants.js';
+import { signedInPage } from '../support/consent.js';
 import { startWorld } from '../support/harness.js';
 import { decodedHistoryText, historyText, type JsonPayload, rawHistoriesOf } from '../support/history-text.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
@@ -24,7 +25,9 @@ const PASSWORD = 'planted-password-0c4f8a2e';
 const NAMED = 'planted-named-token-93d1c0';
 /** An argument of a tool this server cannot describe when the batch starts (an unknown name). */
 const UNDESCRIBED = 'planted-undescribed-6e2b90';
-const SECRETS = [PIN, GATED_PIN, PASSWORD, NAMED, UNDESCRIBED];
+/** The API key a person pastes on a connect link's page. */
+const API_KEY = 'planted-api-key-4d8e61b0f2';
+const SECRETS = [PIN, GATED_PIN, PASSWORD, NAMED, UNDESCRIBED, API_KEY];
 
 const pins: string[] = [];
 const upstream = await startTestUpstream({
@@ -56,16 +59,21 @@ const upstream = await startTestUpstream({
   },
 });
 
+const keyed = await startTestUpstream({ apiKey: API_KEY });
+
 const OPS_EMAIL = 'ops@history-secrets.example';
 const world = await startWorld({
   env: {
     UPSTREAM_MCP_ALLOWED_HOSTS: '127.0.0.1',
-    UPSTREAM_MCP_SERVERS: JSON.stringify([{ name: 'up', displayName: 'Up', url: upstream.url }]),
+    UPSTREAM_MCP_SERVERS: JSON.stringify([
+      { name: 'up', displayName: 'Up', url: upstream.url },
+      { name: 'keyed', displayName: 'Keyed', url: keyed.url, auth: { type: 'apikey', header: 'X-Api-Key', label: 'Key' } },
+    ]),
     CODEC_OPERATOR_TENANT: 'ten_history_ops',
     CODEC_OPERATORS: OPS_EMAIL,
   },
 });
-world.onStop(() => upstream.close());
+world.onStop(() => Promise.all([upstream.close(), keyed.close()]));
 const { stack } = world;
 const alice = await world.user({ email: 'alice@history-secrets.example' });
 const ada = await world.user({ tenantId: alice.user.tenantId, email: 'ada@history-secrets.example', roles: ['admin'] });
@@ -161,6 +169,23 @@ describe('secret tool arguments in workflow histories', () => {
     expect(pins.length).toBe(before);
   });
 
+  it('an API key pasted in the portal (never through connect: no workflow sees it); calls made with it carry none', async () => {
+    const page = await signedInPage(await world.browser(), alice);
+    try {
+      await page.goto(`${stack.baseUrl}/portal/integrations/keyed`);
+      await page.getByLabel('Key').fill(API_KEY);
+      const [saved] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/portal/integrations/keyed'),
+        page.getByRole('button', { name: 'Test and save' }).click(),
+      ]);
+      expect(saved.status()).toBe(200);
+    } finally {
+      await page.context().close();
+    }
+    expect(await execute(alice, 'keyed__echo', { message: 'with the key' })).toEqual({ ok: true, result: 'echo: with the key' });
+    expect(keyed.requests.some((r) => r.apiKey === API_KEY)).toBe(true);
+  });
+
   it('no planted secret in any history (raw or decoded as the operator sees it), the logs or the audit table', async () => {
     const all = await histories();
     expect(all.length).toBeGreaterThanOrEqual(6);
@@ -168,6 +193,7 @@ describe('secret tool arguments in workflow histories', () => {
     const decoded = (await Promise.all(all.map((h) => decodedHistoryText(h.history, decodeAsOperator)))).join('\n');
     // Decoding worked: results and tool names read in clear.
     expect(decoded).toContain('sent to ops');
+    expect(decoded).toContain('echo: with the key');
     const audit = JSON.stringify((await stack.services.pool.query('SELECT * FROM audit_log')).rows);
     const approvals = JSON.stringify((await stack.services.pool.query('SELECT * FROM approvals')).rows);
     for (const [where, text] of Object.entries({ raw, decoded, logs: stack.logs.text(), audit, approvals })) {
