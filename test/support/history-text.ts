@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
+import { KeyringPayloadCodec } from '../../plugin/payload-codec.js';
+import type { Keyring } from '../../store/keyring.js';
 
 // A CommonJS package: Node's ESM loader sees only its default export.
 const { temporal } = proto;
@@ -78,4 +80,21 @@ export async function decodedHistoryText(history: unknown, decode: (payloads: Js
     for (const p of await decode(payloads.slice(i, i + 50))) parts.push(Buffer.from(p.data, 'base64').toString('utf8'));
   }
   return parts.join('\n');
+}
+
+/** Decodes as Switchboard's codec does (without putting stored results back): for decodedHistoryText where no codec operator is set up. */
+export function keyringDecoder(keyring: Keyring): (payloads: JsonPayload[]) => Promise<JsonPayload[]> {
+  const codec = new KeyringPayloadCodec(keyring);
+  return async (payloads) => {
+    const decoded = await codec.decode(
+      payloads.map((p) => ({
+        metadata: Object.fromEntries(Object.entries(p.metadata).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+        data: Buffer.from(p.data, 'base64'),
+      })),
+    );
+    return decoded.map((p) => ({
+      metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      data: Buffer.from(p.data ?? []).toString('base64'),
+    }));
+  };
 }
