@@ -5,6 +5,7 @@ import { needsApproval } from '../core/approval-policy.js';
 import { secretArgumentTexts } from '../core/approval-summary.js';
 import { reportedIssues } from '../core/errors.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { MAX_ARGUMENT_NESTING, nestsDeeperThan } from '../core/json-depth.js';
 import { cachedInputJsonSchema, inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
@@ -502,6 +503,14 @@ export function createToolCallRunner(deps: ExecuteDeps) {
  * invalid_arguments answer: nothing runs.
  */
 function withOpenedArguments<T extends ExecuteToolInput>(keyring: Keyring, input: T): { request: T; refusal?: ToolOutcome } {
+  // An agent's workflow passes its arguments straight here (the meta-tools refuse deeper ones at the
+  // front): walked recursively below, so refused by name rather than overflowing the stack.
+  if (nestsDeeperThan(input.call.args, MAX_ARGUMENT_NESTING)) {
+    return {
+      request: input,
+      refusal: failure('invalid_arguments', `Arguments of ${input.call.tool} are nested more than ${MAX_ARGUMENT_NESTING} levels deep.`),
+    };
+  }
   if (!hasSealedArguments(input.call.args)) return { request: input };
   try {
     const owner = { tenantId: input.tenantId, userId: input.userId, tool: input.call.tool };

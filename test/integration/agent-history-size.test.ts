@@ -95,6 +95,18 @@ describe('a hostile upstream against an agent workflow’s history', () => {
     expect(runs.flatMap((r) => r.failures)).toEqual([]);
   }, 180_000);
 
+  it('arguments nested 2,000 levels deep from an agent workflow: invalid_arguments naming the bound, nothing sent', async () => {
+    let args: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 2000; i++) args = { a: args };
+    const before = upstream.calls.length;
+    const { result } = await agents.run<ToolOutcome>('executeOnce', who, { call: { tool: 'big__huge_result', args } });
+    expect(result).toEqual({
+      ok: false,
+      error: { code: 'invalid_arguments', message: 'Arguments of big__huge_result are nested more than 64 levels deep.' },
+    });
+    expect(upstream.calls.length).toBe(before);
+  });
+
   it('a worker lost in the middle of a call: execute answers "outcome unknown" (and audits it), the agent workflow does not fail', async () => {
     await stack.stopWorker();
     const worker = await spawnWorkerProcess(stack);
