@@ -155,16 +155,20 @@ export function sealedArguments(
   return redact(args ?? {}, schema, schema, 0, false, seal) as Record<string, unknown>;
 }
 
+/** Shorter secret arguments are not redacted from answers: a short value (a count, a word under a key that only looks secret, `bypass`) would mangle them. */
+export const SECRET_ARGUMENT_MIN_CHARS = 8;
+
 /**
- * The text of every secret argument (each string inside a value the schema or its name marks
- * secret): redacted from what a call answers, should the service echo one back in an error or result.
+ * The text of every secret argument (each string of at least SECRET_ARGUMENT_MIN_CHARS inside a
+ * value the schema or its name marks secret): redacted from what a call answers, should the service
+ * echo one back in an error or result.
  */
 export function secretArgumentTexts(args: Record<string, unknown>, schema: Record<string, unknown> | undefined): string[] {
   const texts: string[] = [];
   const collect = (value: unknown): void => {
-    if (typeof value === 'string') texts.push(value);
-    else if (typeof value === 'number') texts.push(String(value));
-    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    if (typeof value === 'string') {
+      if (value.length >= SECRET_ARGUMENT_MIN_CHARS) texts.push(value);
+    } else if (value && typeof value === 'object') Object.values(value).forEach(collect);
   };
   sealedArguments(args, schema, (value) => {
     collect(value);
