@@ -2,13 +2,15 @@ import { Context } from '@temporalio/activity';
 import { approvalOfRerun, requestApproval } from '../approvals/prepare.js';
 import { chooseAccount } from '../core/account-choice.js';
 import { needsApproval } from '../core/approval-policy.js';
+import { secretArgumentTexts } from '../core/approval-summary.js';
 import { reportedIssues } from '../core/errors.js';
 import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
-import { inputJsonSchema } from '../core/json-schema.js';
+import { MAX_ARGUMENT_NESTING, nestsDeeperThan } from '../core/json-depth.js';
+import { cachedInputJsonSchema, inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
 import { policyRefusalAnswer } from '../core/policy-refusal-text.js';
 import { providerErrorText, redact } from '../core/result-limits.js';
-import type { CallOutcome } from '../core/stored-results.js';
+import { type CallOutcome, workflowResultLimit } from '../core/stored-results.js';
 import { ProviderHttpError } from '../providers/http.js';
 import { stepUpScopes } from '../providers/mcp-auth/index.js';
 import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
@@ -19,6 +21,8 @@ import { type Account, listUsableAccountsWithSealedCredentials, markNeedsReauth,
 import { claimToolCallReadingCaller, recordToolCall, type ToolCallClaim } from '../store/audit.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { LoadedCredential } from '../store/credential-seal.js';
+import type { Keyring } from '../store/keyring.js';
+import { hasSealedArguments, openSealedArguments, SealedArgumentError } from '../store/sealed-arguments.js';
 import { getUserAndTenant, type UserAndTenant } from '../store/user-and-tenant.js';
 import { tokenRefreshes, toolCallDuration, toolCalls } from '../telemetry/metrics.js';
 import { AccountSlots, type SlotRelease, SlotWaitAborted } from './account-slots.js';
@@ -302,7 +306,11 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     const integration = entry.provider.manifest.name;
     const deadline = AbortSignal.timeout(input.timeoutMs);
     const signal = activitySignal() ? AbortSignal.any([deadline, activitySignal()!]) : deadline;
-    let secrets = auth ? secretsOf(auth.loaded.credential) : [];
+    // The credential's secrets, and the arguments the tool's schema marks secret (a service may echo one back).
+    let secrets = [
+      ...(auth ? secretsOf(auth.loaded.credential) : []),
+      ...secretArgumentTexts(input.call.args ?? {}, cachedInputJsonSchema(entry.tool)),
+    ];
     const attempt = (current?: LoadedCredential) =>
       entry.tool.run(
         args,
@@ -404,13 +412,16 @@ export function createToolCallRunner(deps: ExecuteDeps) {
   }
 
   return {
-    async executeToolCall(request: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
+    async executeToolCall(sealed: ExecuteToolInput, options: RunOptions = {}): Promise<CallOutcome> {
+      const { request, refusal } = withOpenedArguments(deps.keyring, sealed);
+      const inline = (bytes: number) => (request.inlineResultMaxBytes === undefined ? workflowResultLimit(bytes) : bytes);
       const input = {
         claimFirst: false,
         notifyApproval: false,
         ...request,
         timeoutMs: request.timeoutMs ?? deps.config.CONNECTIONS_TOOL_TIMEOUT_MS,
-        maxResultBytes: request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
+        // Every result inline (an agent's workflow) is cut within what a workflow can carry.
+        maxResultBytes: inline(request.maxResultBytes ?? deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES),
         inlineResultMaxBytes: request.inlineResultMaxBytes ?? Number.POSITIVE_INFINITY,
       };
       const started = performance.now();
@@ -430,7 +441,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         const rerun =
           !claimed &&
           (await approvalOfRerun(deps, input.callKey, { timeoutMs: input.timeoutMs, notifyWorkflowId: notifyWorkflowId(input) }));
-        outcome = claimed ? await run(input, audit, options) : rerun || outcomeUnknown(input.call.tool);
+        outcome = claimed ? (refusal ?? (await run(input, audit, options))) : rerun || outcomeUnknown(input.call.tool);
       } catch (err) {
         deps.logger.error({ tool: input.call.tool, err: (err as Error).message }, 'tool call failed inside Switchboard');
         outcome = failure('tool_failed', `${input.call.tool} failed inside Switchboard; the server logged the details.`);
@@ -472,17 +483,42 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     },
 
     /** The audit row of a call whose activity never reported (worker lost, deadline passed). */
-    async recordLostToolCall(input: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
+    async recordLostToolCall(sealed: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
+      const { request } = withOpenedArguments(deps.keyring, sealed);
       await recordToolCall(deps.pool, {
-        ...auditIdentity(input),
+        ...auditIdentity(request),
         ownerUserId: null,
         accountId: null,
         outcome: 'error',
-        errorCode: input.errorCode,
+        errorCode: sealed.errorCode,
         durationMs: 0,
       });
     },
   };
+}
+
+/**
+ * The call with its sealed arguments opened (a tool batch's input seals secret ones:
+ * server/execution/seal-arguments.ts), or, when one does not open, the call as it came and the
+ * invalid_arguments answer: nothing runs.
+ */
+function withOpenedArguments<T extends ExecuteToolInput>(keyring: Keyring, input: T): { request: T; refusal?: ToolOutcome } {
+  // An agent's workflow passes its arguments straight here (the meta-tools refuse deeper ones at the
+  // front): walked recursively below, so refused by name rather than overflowing the stack.
+  if (nestsDeeperThan(input.call.args, MAX_ARGUMENT_NESTING)) {
+    return {
+      request: input,
+      refusal: failure('invalid_arguments', `Arguments of ${input.call.tool} are nested more than ${MAX_ARGUMENT_NESTING} levels deep.`),
+    };
+  }
+  if (!hasSealedArguments(input.call.args)) return { request: input };
+  try {
+    const owner = { tenantId: input.tenantId, userId: input.userId, tool: input.call.tool };
+    return { request: { ...input, call: { ...input.call, args: openSealedArguments(keyring, owner, input.call.args) } } };
+  } catch (err) {
+    if (!(err instanceof SealedArgumentError)) throw err;
+    return { request: input, refusal: failure('invalid_arguments', `Arguments of ${input.call.tool} are not accepted: ${err.message}.`) };
+  }
 }
 
 /** Who called which tool with which argument names: the part of the audit row known before the call. */

@@ -5,6 +5,7 @@ import type { ApprovalWaitStatus } from '../core/approvals.js';
 import { MetaToolError } from '../core/errors.js';
 import type { ToolOutcome } from '../core/execution.js';
 import { ResultReadError } from '../core/result-slices.js';
+import { workflowResultLimit } from '../core/stored-results.js';
 import type { ToolAccess } from '../providers/sdk.js';
 import { getApprovalForRequester } from '../store/approvals.js';
 import type { ActivityDeps } from './deps.js';
@@ -70,7 +71,9 @@ export function createWorkflowHelperActivities(
     }): Promise<{ status: ApprovalWaitStatus; result?: ToolOutcome }> {
       const approval = await getApprovalForRequester(deps.pool, input, input.approvalId);
       if (!approval) throw ApplicationFailure.nonRetryable('Unknown approvalId', 'SwitchboardUnknownApproval');
-      return approvalAnswer(deps, approval);
+      // The workflow carries the outcome inline: cut within what it can carry, like execute's.
+      const limit = workflowResultLimit(deps.config.CONNECTIONS_TOOL_RESULT_MAX_BYTES);
+      return approvalAnswer({ ...deps, config: { CONNECTIONS_TOOL_RESULT_MAX_BYTES: limit } }, approval);
     },
   };
 }

@@ -108,15 +108,19 @@ function cutString(text: string): string {
   return `${chars.slice(0, SUMMARY_STRING_MAX_CHARS).join('')}… (${chars.length} characters)`;
 }
 
+/** What stands in for a secret value: the placeholder, or (sealedArguments) the value sealed. */
+type SecretReplacer = (value: unknown) => unknown;
+const placeholder: SecretReplacer = () => SECRET_PLACEHOLDER;
+
 /** `cut`: the summary (long values cut, deep values elided); without, every non-secret value as it is. */
-function redact(value: unknown, schema: Schema, root: Schema, depth: number, cut: boolean): unknown {
-  if (isSecretSchema(schema, root)) return SECRET_PLACEHOLDER;
+function redact(value: unknown, schema: Schema, root: Schema, depth: number, cut: boolean, secret: SecretReplacer = placeholder): unknown {
+  if (isSecretSchema(schema, root)) return secret(value);
   if (typeof value === 'string') return cut ? cutString(value) : value;
   if (value === null || typeof value !== 'object') return value;
   if (cut && depth >= MAX_DEPTH) return '…';
   if (Array.isArray(value)) {
     const kept = cut ? value.slice(0, SUMMARY_ITEMS_MAX) : value;
-    const shown = kept.map((v, i) => redact(v, itemSchema(schema, root, i), root, depth + 1, cut));
+    const shown = kept.map((v, i) => redact(v, itemSchema(schema, root, i), root, depth + 1, cut, secret));
     return cut && value.length > SUMMARY_ITEMS_MAX ? [...shown, `… (${value.length - SUMMARY_ITEMS_MAX} more)`] : shown;
   }
   const entries = Object.entries(value as Record<string, unknown>);
@@ -124,7 +128,7 @@ function redact(value: unknown, schema: Schema, root: Schema, depth: number, cut
   for (const [key, v] of cut ? entries.slice(0, SUMMARY_ITEMS_MAX) : entries) {
     const shownKey = cut ? cutString(key) : key;
     const secretByName = SECRET_NAME.test(key) && typeof v !== 'boolean' && v !== null;
-    put(out, shownKey, secretByName ? SECRET_PLACEHOLDER : redact(v, propertySchema(schema, root, key), root, depth + 1, cut));
+    put(out, shownKey, secretByName ? secret(v) : redact(v, propertySchema(schema, root, key), root, depth + 1, cut, secret));
   }
   if (cut && entries.length > SUMMARY_ITEMS_MAX) put(out, '…', `${entries.length - SUMMARY_ITEMS_MAX} more`);
   return out;
@@ -136,6 +140,41 @@ function redact(value: unknown, schema: Schema, root: Schema, depth: number, cut
  */
 export function redactedArguments(args: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
   return redact(args ?? {}, schema, schema, 0, false) as Record<string, unknown>;
+}
+
+/**
+ * The arguments with every value the schema (or its name) marks secret replaced by `seal(value)`:
+ * what a tool batch's workflow input carries, so that decoding its history (an operator in
+ * Temporal UI) never shows a secret argument. The same walk as redactedArguments.
+ */
+export function sealedArguments(
+  args: Record<string, unknown>,
+  schema: Record<string, unknown> | undefined,
+  seal: (value: unknown) => unknown,
+): Record<string, unknown> {
+  return redact(args ?? {}, schema, schema, 0, false, seal) as Record<string, unknown>;
+}
+
+/** Shorter secret arguments are not redacted from answers: a short value (a count, a word under a key that only looks secret, `bypass`) would mangle them. */
+export const SECRET_ARGUMENT_MIN_CHARS = 8;
+
+/**
+ * The text of every secret argument (each string of at least SECRET_ARGUMENT_MIN_CHARS inside a
+ * value the schema or its name marks secret): redacted from what a call answers, should the service
+ * echo one back in an error or result.
+ */
+export function secretArgumentTexts(args: Record<string, unknown>, schema: Record<string, unknown> | undefined): string[] {
+  const texts: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (value.length >= SECRET_ARGUMENT_MIN_CHARS) texts.push(value);
+    } else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  sealedArguments(args, schema, (value) => {
+    collect(value);
+    return value;
+  });
+  return texts;
 }
 
 /** The arguments as a person should see them: secrets replaced, long values cut, deep values elided. */

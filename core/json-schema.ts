@@ -10,3 +10,17 @@ export function inputJsonSchema(tool: { input: z.ZodType; inputSchema?: Record<s
   const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return schema;
 }
+
+const schemas = new WeakMap<object, Record<string, unknown>>();
+
+/**
+ * inputJsonSchema made once per tool (zod's conversion is not free, and every call of a batch asks
+ * for it to find its secret arguments). Shared: read it, never change it.
+ */
+export function cachedInputJsonSchema(tool: { input: z.ZodType; inputSchema?: Record<string, unknown> }): Record<string, unknown> {
+  const known = schemas.get(tool);
+  if (known) return known;
+  const schema = inputJsonSchema(tool);
+  schemas.set(tool, schema);
+  return schema;
+}

@@ -70,3 +70,16 @@ export function outcomeOfStoredResult(
   const limited = limitResult(JSON.parse(json), maxResultBytes);
   return limited.truncated ? { ok: true, ...limited, resultRef: ref.resultRef, totalBytes: ref.totalBytes } : { ok: true, ...limited };
 }
+
+/**
+ * The most bytes of result JSON an agent's workflow (switchboard/workflow) gets inline from one
+ * call, whatever CONNECTIONS_TOOL_RESULT_MAX_BYTES says: a larger result is cut here and names its
+ * resultRef (read on with readResult, whose slices are as large at most). A cut result is JSON text,
+ * which its payload escapes again (a `"` in it takes two bytes), so one outcome stays under ~512 KB
+ * — Temporal's payload warning — and far from its 2 MB limit, past which the activity's completion
+ * is refused and the workflow gets an error instead of an outcome.
+ */
+export const WORKFLOW_RESULT_MAX_BYTES = 256 * 1024;
+
+/** The result limit of a call whose outcome an agent's workflow carries inline. */
+export const workflowResultLimit = (configured: number): number => Math.min(configured, WORKFLOW_RESULT_MAX_BYTES);

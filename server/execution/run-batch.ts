@@ -13,6 +13,7 @@ import { type BatchProgress, followBatchProgress } from './batch-progress.js';
 import { chargeCalls } from './call-limits.js';
 import { idempotentBatchId } from './idempotency.js';
 import { resolveStoredResults } from './resolve-results.js';
+import { callsForHistory } from './seal-arguments.js';
 
 /** How long the caller waits past the batch's own worst case before being told to collect later. */
 const COLLECT_GRACE_MS = 30_000;
@@ -52,7 +53,7 @@ export async function runToolBatch(
   const input = {
     tenantId: caller.tenantId,
     userId: caller.userId,
-    calls,
+    calls: await callsForHistory(ctx, caller, calls),
     timeoutMs: config.CONNECTIONS_TOOL_TIMEOUT_MS,
     maxResultBytes: config.CONNECTIONS_TOOL_RESULT_MAX_BYTES,
     resultInlineMaxBytes: config.RESULT_INLINE_MAX_BYTES,

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { forTenant } from '../../connections/services.js';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues, MetaToolError } from '../../core/errors.js';
-import { nestsDeeperThan } from '../../core/json-depth.js';
+import { MAX_ARGUMENT_NESTING, nestsDeeperThan } from '../../core/json-depth.js';
 import type { ServiceContext } from '../context.js';
 import type { BatchProgress } from '../execution/batch-progress.js';
 
@@ -42,14 +42,6 @@ export interface BatchHooks {
 }
 
 export const defineMetaTool = <S extends z.ZodType>(tool: MetaTool<S>): MetaTool => tool as unknown as MetaTool;
-
-/**
- * Arguments nested deeper than this are refused before anything walks them. JSON.parse takes a
- * megabyte of brackets, but what comes after recurses (the request hash, Temporal's payload
- * converter): 50,000 levels used to end in a 503 "Temporal unavailable" or a 500, which an agent
- * retries. Upstream tools' own bound is lower (providers/mcp-upstream/schema-cost.ts).
- */
-export const MAX_ARGUMENT_NESTING = 64;
 
 /** Validates the arguments (a 400 naming each bad one), then runs the handler. */
 export async function runMetaTool(

@@ -5,6 +5,7 @@ import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { csrfOfPage, signedInPage } from '../support/consent.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
+import { decodedHistoryText, keyringDecoder, rawHistoriesOf } from '../support/history-text.js';
 import { LOGIN_FIELDS, PASSWORD } from '../support/hn-site.js';
 
 const CHECK_TTL_SEC = 2;
@@ -144,6 +145,14 @@ describe('cookie capture', () => {
       ok: true,
       result: { username: 'alice', created: 'October 9, 2006', karma: 1234, about: 'Builds & tests things.', signedInUser: 'alice' },
     });
+    // Nor a workflow history (the connection's, the batch that rode on the cookie), raw or decoded as an operator reads it.
+    const histories = await rawHistoriesOf(stack.services.temporal, stack.env.TEMPORAL_TASK_QUEUE);
+    const decoded = (await Promise.all(histories.map((h) => decodedHistoryText(h.history, keyringDecoder(stack.services.keyring))))).join(
+      '\n',
+    );
+    expect(decoded).toContain('"status":"CONNECTED"');
+    expect(decoded).toContain('Builds & tests things.');
+    for (const secret of [token, PASSWORD]) expect(decoded).not.toContain(secret);
 
     // The service expires the session: after the cache TTL, not connected, and tools answer needs_reauth.
     site.expire('alice');

@@ -8,11 +8,14 @@ import { allProviders } from '../../bin/support/services.js';
 import { loadConfig } from '../../core/config.js';
 import { startDemo } from '../../demo/index.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
+import { readCredential } from '../../store/accounts.js';
 import { getAttempt } from '../../store/connection-attempts.js';
+import { findClientRegistration } from '../../store/mcp-client-registrations.js';
 import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
 import { tokenRefreshes } from '../../telemetry/metrics.js';
 import { signedInPage } from '../support/consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
+import { decodedHistoryText, keyringDecoder, rawHistoriesOf } from '../support/history-text.js';
 import { rawRequest } from '../support/raw-http.js';
 
 // The demo integration `npm start` serves (demo/), end to end on real parts: its oidc-provider
@@ -135,6 +138,22 @@ describe('the demo integration', () => {
       .poll(async () => (await execute(alice, 'whoami')).result?.token?.refreshes, { timeout: 20_000, interval: 500 })
       .toBeGreaterThan(before);
   }, 30_000);
+
+  it('no access token, refresh token or dynamically registered client secret of the demo in any history, raw or decoded as an operator reads it', async () => {
+    const { pool, keyring } = stack.services;
+    const [account] = (await alice.call('list_connections', { integration: 'demo' })).body.connections;
+    const credential = await readCredential(pool, keyring, alice.user.tenantId, account.id);
+    const { rows } = await pool.query('SELECT issuer FROM mcp_client_registrations');
+    const registrations = await Promise.all(rows.map((r: { issuer: string }) => findClientRegistration(pool, keyring, r.issuer)));
+    const secrets = [credential?.accessToken, credential?.refreshToken, ...registrations.map((r) => r?.clientSecret)].filter(
+      (s): s is string => typeof s === 'string' && s.length >= 8,
+    );
+    expect(secrets.length).toBeGreaterThanOrEqual(2);
+    const histories = await rawHistoriesOf(stack.services.temporal, stack.env.TEMPORAL_TASK_QUEUE);
+    const decoded = (await Promise.all(histories.map((h) => decodedHistoryText(h.history, keyringDecoder(keyring))))).join('\n');
+    expect(decoded).toContain('"status":"CONNECTED"');
+    for (const secret of secrets) expect(decoded.includes(secret)).toBe(false);
+  });
 
   it('disconnect revokes the grant at the demo', async () => {
     expect((await alice.call('disconnect', { integration: 'demo' })).body).toMatchObject({ disconnected: true, revoked: true });

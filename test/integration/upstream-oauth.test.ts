@@ -7,7 +7,7 @@ import { findClientRegistration } from '../../store/mcp-client-registrations.js'
 import { addTenantUpstream, removeTenantUpstream } from '../../store/tenant-upstream-servers.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
-import { historyText } from '../support/history-text.js';
+import { decodedHistoryText, keyringDecoder, rawHistoriesOf } from '../support/history-text.js';
 import { startMcpAuthWorld } from '../support/mcp-auth-world.js';
 import type { TestAuthServer } from '../support/oauth-server.js';
 import { plantGrantSecrets } from '../support/planted-secrets.js';
@@ -363,13 +363,17 @@ describe('attackers', () => {
     }
   });
 
-  it('no token, code, verifier or client secret reaches the workflow history, the logs or the audit log', async () => {
+  it('no token, code, verifier or client secret reaches a workflow history (raw, or decoded as an operator reads it), the logs or the audit log', async () => {
     const registration = await findClientRegistration(pool, keyring, upstream.issuer);
     if (registration?.clientSecret) planted.add(registration.clientSecret);
     const secrets = [...planted].filter((s) => s.length >= 8);
     expect(secrets.length).toBeGreaterThan(5);
-    const history = await stack.services.temporal.workflow.getHandle(connectionWorkflowId(firstConnection)).fetchHistory();
-    const text = `${historyText(history)}\n${stack.logs.text()}\n${JSON.stringify((await pool.query('SELECT * FROM audit_log')).rows)}`;
+    // Every run of this file — connections, their waits, the batches that used the tokens — raw and decoded.
+    const histories = await rawHistoriesOf(stack.services.temporal, stack.env.TEMPORAL_TASK_QUEUE);
+    expect(histories.map((h) => h.workflowId)).toContain(connectionWorkflowId(firstConnection));
+    const decoded = await Promise.all(histories.map((h) => decodedHistoryText(h.history, keyringDecoder(keyring))));
+    expect(decoded.join('\n')).toContain('"status":"CONNECTED"');
+    const text = `${decoded.join('\n')}\n${stack.logs.text()}\n${JSON.stringify((await pool.query('SELECT * FROM audit_log')).rows)}`;
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });

@@ -9,7 +9,7 @@ export interface AgentWorker {
     workflowType: string,
     who: Omit<AgentInput, 'switchboardTaskQueue'>,
     input: Record<string, unknown>,
-  ): Promise<{ result: T; timers: number; elapsedMs: number }>;
+  ): Promise<{ result: T; timers: number; elapsedMs: number; workflowId: string }>;
   stop(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export async function startAgentWorker(stack: Stack): Promise<AgentWorker> {
       const result = await handle.result();
       const history = await handle.fetchHistory();
       const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length;
-      return { result, timers, elapsedMs: Date.now() - started };
+      return { result, timers, elapsedMs: Date.now() - started, workflowId: handle.workflowId };
     },
     async stop() {
       worker.shutdown();

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
+import { KeyringPayloadCodec } from '../../plugin/payload-codec.js';
+import type { Keyring } from '../../store/keyring.js';
 
 // A CommonJS package: Node's ESM loader sees only its default export.
 const { temporal } = proto;
@@ -42,4 +44,57 @@ export const historyToFixture = (workflowId: string, history: History) =>
 export function historyFromFixture(text: string): { workflowId: string; history: History } {
   const { workflowId, history } = JSON.parse(text);
   return { workflowId, history: temporal.api.history.v1.History.decode(Buffer.from(history, 'base64')) as History };
+}
+
+/** A payload as Temporal UI posts it to a codec endpoint: metadata values and data in base64. */
+export interface JsonPayload {
+  metadata: Record<string, string>;
+  data: string;
+}
+
+type ProtoPayload = { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null };
+
+const isPayload = (value: unknown): value is ProtoPayload =>
+  !!value && typeof value === 'object' && (value as ProtoPayload).metadata?.encoding instanceof Uint8Array && 'data' in (value as object);
+
+/**
+ * A history as an operator reads it in Temporal UI once the UI decodes it: every payload (inputs,
+ * results, signals, updates, markers, failures' encoded attributes, memos, search attributes) sent
+ * through `decode` — a codec endpoint, as the UI calls it — and the answers' data as text, beside
+ * the raw text of everything else.
+ */
+export async function decodedHistoryText(history: unknown, decode: (payloads: JsonPayload[]) => Promise<JsonPayload[]>): Promise<string> {
+  const payloads: JsonPayload[] = [];
+  const walk = (value: unknown) => {
+    if (isPayload(value)) {
+      payloads.push({
+        metadata: Object.fromEntries(Object.entries(value.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+        data: Buffer.from(value.data ?? []).toString('base64'),
+      });
+    } else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object' && !(value instanceof Uint8Array)) Object.values(value).forEach(walk);
+  };
+  walk(history);
+  const parts = [historyText(history)];
+  for (let i = 0; i < payloads.length; i += 50) {
+    for (const p of await decode(payloads.slice(i, i + 50))) parts.push(Buffer.from(p.data, 'base64').toString('utf8'));
+  }
+  return parts.join('\n');
+}
+
+/** Decodes as Switchboard's codec does (without putting stored results back): for decodedHistoryText where no codec operator is set up. */
+export function keyringDecoder(keyring: Keyring): (payloads: JsonPayload[]) => Promise<JsonPayload[]> {
+  const codec = new KeyringPayloadCodec(keyring);
+  return async (payloads) => {
+    const decoded = await codec.decode(
+      payloads.map((p) => ({
+        metadata: Object.fromEntries(Object.entries(p.metadata).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+        data: Buffer.from(p.data, 'base64'),
+      })),
+    );
+    return decoded.map((p) => ({
+      metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      data: Buffer.from(p.data ?? []).toString('base64'),
+    }));
+  };
 }

@@ -13,25 +13,29 @@
  * a child workflow: it lasts minutes or days, needs no polling and survives restarts of every
  * worker.
  */
+import { TimeoutType } from '@temporalio/common';
 import {
+  ActivityFailure,
   condition,
+  isCancellation,
   ParentClosePolicy,
   patched,
   proxyActivities,
   setHandler,
   sleep,
   startChild,
+  TimeoutFailure,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ExecuteActivities } from '../../activities/execute-tool.js';
+import type { ExecuteActivities, ExecuteToolInput } from '../../activities/execute-tool.js';
 import type { ResultSliceAnswer } from '../../activities/read-result.js';
 import type { WorkflowHelperActivities } from '../../activities/workflow-helpers.js';
 import { approvalSettledSignal } from '../../approvals/workflow.js';
 import type { ConnectionWorkflowResult, connectionWorkflow } from '../../connections/workflow.js';
 import type { ApprovalSummary } from '../../core/approval-summary.js';
 import type { ApprovalStatus } from '../../core/approvals.js';
-import type { ToolCallRequest, ToolOutcome } from '../../core/execution.js';
+import { outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../../core/execution.js';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { connectionSearchAttributes } from '../../core/search-attributes.js';
 import { HEARTBEAT_TIMEOUT } from '../tool-batch.js';
@@ -149,6 +153,8 @@ const APPROVAL_RECHECK_MS = 60 * 60 * 1000;
 const settledApprovals = new Map<string, ApprovalStatus>();
 const settledKey = (approvalId: string) => `${workflowInfo().runId}/${approvalId}`;
 const SIGNAL_CHECKED_PATCH = 'approval-signal-checked';
+/** A call whose activity never reported answers "outcome unknown" (before: execute threw its ActivityFailure). */
+const LOST_CALL_PATCH = 'sdk-lost-call-outcome';
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_SEC = 900;
 
 export function switchboard(options: SwitchboardOptions) {
@@ -184,16 +190,31 @@ export function switchboard(options: SwitchboardOptions) {
     return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url, wait: () => child.result() };
   }
 
-  // No inlineResultMaxBytes: the result comes inline (one call's is at most the result limit),
-  // never as a stored reference; a cut one names its resultRef for readResult.
-  const runOnce = (call: ToolCallRequest, opts: ExecuteOptions): Promise<ToolOutcome> =>
-    toolCall(opts.retryable ?? false).executeToolCall({
+  const audit = proxyActivities<ExecuteActivities>({ taskQueue, startToCloseTimeout: '30 seconds' });
+
+  // No inlineResultMaxBytes: the result comes inline (one call's is at most the result limit, and
+  // at most WORKFLOW_RESULT_MAX_BYTES), never as a stored reference; a cut one names its resultRef.
+  async function runOnce(call: ToolCallRequest, opts: ExecuteOptions): Promise<ToolOutcome> {
+    const input: ExecuteToolInput = {
       callKey: `${workflowInfo().workflowId}#${uuid4()}`,
       ...caller,
       call,
       // A gated call's approval signals this workflow once it is settled.
       notifyApproval: true,
-    }) as Promise<ToolOutcome>;
+    };
+    try {
+      return (await toolCall(opts.retryable ?? false).executeToolCall(input)) as ToolOutcome;
+    } catch (err) {
+      // The activity never reported (its worker was lost, its time ran out): the call may or may not
+      // have reached the service, so the answer says so — as a tool batch's does — instead of failing
+      // the workflow. Histories from before LOST_CALL_PATCH keep the exception they had.
+      if (!(err instanceof ActivityFailure) || isCancellation(err) || !patched(LOST_CALL_PATCH)) throw err;
+      const cause = err.cause;
+      const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
+      await audit.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'tool_failed' });
+      return outcomeUnknown(call.tool, timedOut);
+    }
+  }
 
   /**
    * A call that answered approval_required: tells the human (the notice activity, when named),
