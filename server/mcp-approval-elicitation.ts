@@ -96,7 +96,7 @@ export async function approveByElicitation(
   progress: RequestProgress | undefined,
   flatNames: readonly string[],
 ): Promise<unknown> {
-  return inElicitingSlot(caller.userId, body, async () => {
+  return inElicitingSlot(ctx.config, caller, body, async () => {
     const { pending, answer } = pendingApprovals(ctx, tool, body, flatNames);
     for (const approval of pending) {
       if (extra.signal.aborted) break;

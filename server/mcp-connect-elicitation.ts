@@ -7,6 +7,7 @@ import { listUsableAccounts } from '../store/accounts.js';
 import { getAttemptForCaller } from '../store/connection-attempts.js';
 import type { ServiceContext } from './context.js';
 import { startConnection } from './meta/connect.js';
+import { fullBound, inSlot, type WaitLimits } from './wait-slots.js';
 
 /**
  * URL elicitation for connect (MCP 2025-11-25, "URL mode"): a tool call that finds the caller not
@@ -55,27 +56,21 @@ export class RequestProgress {
   }
 }
 
-const eliciting = new Map<string, number>();
+/** The bounds of calls waiting on a human: the user's here, the tenant's shared with every waiting request (server/wait-slots.ts). */
+const elicitingBounds = (limits: WaitLimits) => ({ perUser: MAX_ELICITING_CALLS_PER_USER, perTenant: limits.WAITS_MAX_PER_TENANT });
 
 /**
  * Runs `fn` in one of the user's MAX_ELICITING_CALLS_PER_USER slots of this process (a call that
- * waits on a human: connect or approval), or answers `busy` at once when all are taken.
+ * waits on a human: connect or approval), or answers `busy` at once when all are taken (the
+ * user's, or the tenant's for every kind of waiting request).
  */
-export async function inElicitingSlot<T>(userId: string, busy: T, fn: () => Promise<T>): Promise<T> {
-  const waiting = eliciting.get(userId) ?? 0;
-  if (waiting >= MAX_ELICITING_CALLS_PER_USER) return busy;
-  eliciting.set(userId, waiting + 1);
-  try {
-    return await fn();
-  } finally {
-    const left = (eliciting.get(userId) ?? 1) - 1;
-    if (left > 0) eliciting.set(userId, left);
-    else eliciting.delete(userId);
-  }
+export function inElicitingSlot<T>(limits: WaitLimits, caller: Caller, busy: T, fn: () => Promise<T>): Promise<T> {
+  return inSlot('eliciting', caller, elicitingBounds(limits), () => busy, fn);
 }
 
 /** Whether all of the user's waiting slots in this process are taken (a call now cannot wait for a human). */
-export const elicitingSlotsFull = (userId: string): boolean => (eliciting.get(userId) ?? 0) >= MAX_ELICITING_CALLS_PER_USER;
+export const elicitingSlotsFull = (limits: WaitLimits, caller: Caller): boolean =>
+  fullBound('eliciting', caller, elicitingBounds(limits)) !== undefined;
 
 /**
  * Whether nothing in a meta-tool's answer ran: every entry waits for a connection. Only then may the
@@ -133,7 +128,7 @@ export async function connectByElicitation(
   extra: Extra,
   progress: RequestProgress | undefined,
 ): Promise<string[]> {
-  return inElicitingSlot(caller.userId, [], async () => {
+  return inElicitingSlot(ctx.config, caller, [] as string[], async () => {
     const usable: string[] = [];
     for (const integration of integrations) {
       if (extra.signal.aborted) break;

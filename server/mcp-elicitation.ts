@@ -37,7 +37,7 @@ export async function answerWithElicitation(
   const missing = remote ? [] : integrationsToConnect(tool.name, answer);
   // This call cannot wait for the human (the user's waiting calls are all taken) and nothing in it
   // ran: MCP's URLElicitationRequiredError (-32042) hands the client the links; it calls again after.
-  if (missing.length && nothingRan(tool.name, answer) && elicitingSlotsFull(caller.userId)) {
+  if (missing.length && nothingRan(tool.name, answer) && elicitingSlotsFull(ctx.config, caller)) {
     const links = await connectLinks(ctx, caller, missing).catch(() => []);
     if (links.length) throw new UrlElicitationRequiredError(links, 'Connect first: open the links, then send this call again.');
   }

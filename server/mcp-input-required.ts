@@ -79,7 +79,7 @@ export async function callRound(
 
   let stillOpen = false;
   if (state.steps.some((s) => s.answer === 'accepted')) {
-    const waited = await inElicitingSlot(caller.userId, 'busy' as const, async () => {
+    const waited = await inElicitingSlot(ctx.config, caller, 'busy' as const, async () => {
       await waitForSteps(ctx, caller, state.steps, round);
       return 'waited' as const;
     });

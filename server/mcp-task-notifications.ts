@@ -11,6 +11,7 @@ import type { Caller } from '../core/caller.js';
 import type { ServiceContext } from './context.js';
 import { declaresTasks, detailedTask, tasksNotDeclared } from './mcp-tasks-extension.js';
 import type { TaskService, TaskView } from './tasks/task-service.js';
+import { inSlot, tenantFull } from './wait-slots.js';
 
 /**
  * Task status notifications of the Tasks extension (2026-07-28): a `subscriptions/listen` whose
@@ -32,8 +33,6 @@ interface ListenRequest {
   id: string | number;
   params: { notifications: { taskIds: unknown[] }; _meta?: Record<string, unknown> };
 }
-
-const openSubscriptions = new Map<string, number>();
 
 export function serveTaskNotifications(
   ctx: ServiceContext,
@@ -125,20 +124,18 @@ export function serveTaskNotifications(
         res.status(400).json({ jsonrpc: '2.0', id: message.id, error: { code: error.code, message: error.message, data: error.data } });
         return;
       }
-      const held = openSubscriptions.get(caller.userId) ?? 0;
-      if (held >= MAX_TASK_SUBSCRIPTIONS_PER_USER) {
-        // What the SDK answers when its own subscriptions are exhausted.
-        res.json({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Subscription limit reached' } });
-        return;
-      }
-      openSubscriptions.set(caller.userId, held + 1);
-      try {
-        await stream(res, caller, message);
-      } finally {
-        const left = (openSubscriptions.get(caller.userId) ?? 1) - 1;
-        if (left > 0) openSubscriptions.set(caller.userId, left);
-        else openSubscriptions.delete(caller.userId);
-      }
+      const bounds = { perUser: MAX_TASK_SUBSCRIPTIONS_PER_USER, perTenant: ctx.config.WAITS_MAX_PER_TENANT };
+      await inSlot(
+        'task-subscription',
+        caller,
+        bounds,
+        // The user's: what the SDK answers when its own subscriptions are exhausted.
+        (whose) => {
+          const text = whose === 'user' ? 'Subscription limit reached' : tenantFull(ctx.config);
+          res.json({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: text } });
+        },
+        () => stream(res, caller, message),
+      );
     },
   };
 }

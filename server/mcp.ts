@@ -70,7 +70,7 @@ function mcpServerFor(ctx: ServiceContext, caller: Caller, tools: readonly MetaT
     capabilities: { tools: {}, logging: {}, tasks: TASKS_CAPABILITY },
     taskStore: new CallerTaskStore(tasks, caller, ctx.logger),
   });
-  serveTaskResults(server, tasks, caller, ctx.logger);
+  serveTaskResults(server, tasks, caller, ctx.logger, ctx.config);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);

@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Caller } from '../../core/caller.js';
 import { callToolResult } from '../mcp-tool-result.js';
+import { heldWaits, inSlot, tenantFull, type WaitLimits } from '../wait-slots.js';
 import type { TaskService } from './task-service.js';
 
 /** What the 2025-11-25 `tasks` capability declares: task-augmented tools/call, tasks/list and tasks/cancel. */
@@ -84,44 +85,41 @@ export class CallerTaskStore implements TaskStore {
 
 /** tasks/result requests one user may have waiting at once in one process (each polls the task's work). */
 export const RESULT_WAITS_PER_USER = 20;
-const waitingResults = new Map<string, number>();
-const waiterKey = (caller: Caller) => `${caller.tenantId}\0${caller.userId}`;
 
 /** tasks/result requests of this user waiting in this process now. */
-export const waitingTaskResults = (caller: Caller): number => waitingResults.get(waiterKey(caller)) ?? 0;
+export const waitingTaskResults = (caller: Caller): number => heldWaits('task-result', caller);
 
 /**
  * tasks/result that waits on the durable task (not on this process's memory) and, while it waits
  * on the request's open stream, tells the client of each status change (notifications/tasks/status).
+ * It holds one of the user's RESULT_WAITS_PER_USER slots and one of the tenant's (server/wait-slots.ts).
  */
-export function serveTaskResults(server: Server, tasks: TaskService, caller: Caller, logger: Logger): void {
+export function serveTaskResults(server: Server, tasks: TaskService, caller: Caller, logger: Logger, limits: WaitLimits): void {
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
-    const who = waiterKey(caller);
-    const waiting = waitingTaskResults(caller);
-    if (waiting >= RESULT_WAITS_PER_USER) {
+    const bounds = { perUser: RESULT_WAITS_PER_USER, perTenant: limits.WAITS_MAX_PER_TENANT };
+    const refused = (whose: 'user' | 'tenant'): never => {
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `At most ${RESULT_WAITS_PER_USER} tasks/result requests may wait at once; poll with tasks/get`,
+        whose === 'user'
+          ? `At most ${RESULT_WAITS_PER_USER} tasks/result requests may wait at once; poll with tasks/get`
+          : tenantFull(limits),
       );
-    }
-    waitingResults.set(who, waiting + 1);
+    };
     const signal = AbortSignal.any([extra.signal, AbortSignal.timeout(RESULT_WAIT_MAX_MS)]);
-    const outcome = await hidingInternals(logger, 'tasks/result', () =>
-      tasks
-        .result(caller, taskId, {
-          signal,
-          onStatus: (task) => extra.sendNotification({ method: 'notifications/tasks/status', params: task }),
-        })
-        .catch((err) => {
-          if (signal.aborted) throw new McpError(ErrorCode.RequestTimeout, 'The task has not ended yet: ask for its result again');
-          throw err;
-        }),
-    ).finally(() => {
-      const left = (waitingResults.get(who) ?? 1) - 1;
-      if (left) waitingResults.set(who, left);
-      else waitingResults.delete(who);
-    });
+    const outcome = await inSlot('task-result', caller, bounds, refused, () =>
+      hidingInternals(logger, 'tasks/result', () =>
+        tasks
+          .result(caller, taskId, {
+            signal,
+            onStatus: (task) => extra.sendNotification({ method: 'notifications/tasks/status', params: task }),
+          })
+          .catch((err) => {
+            if (signal.aborted) throw new McpError(ErrorCode.RequestTimeout, 'The task has not ended yet: ask for its result again');
+            throw err;
+          }),
+      ),
+    );
     if (!outcome) throw notFound(taskId);
     const result = callToolResult(outcome.body, outcome.isError);
     return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };

@@ -1,6 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
+import { waitingTaskResults } from '../../server/tasks/mcp-task-store.js';
 import { createApproval } from '../../store/approvals.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { createJot } from '../../store/jots.js';
@@ -208,7 +212,7 @@ describe('long waits held at once (WAITS_MAX_PER_USER, WAITS_MAX_PER_TENANT)', (
     const erinRefused = await erin.call('wait_for_connection', { connectionId: (await connect(erin)).connectionId, timeoutSec: 30 });
     expect(erinRefused.status).toBe(429);
     expect(erinRefused.body.error).toBe(
-      'Too many waits at once: your organisation has at most 3 wait_for_connection and wait_for_approval calls waiting at once (WAITS_MAX_PER_TENANT), and all are taken. Nothing was waited on: try again shortly.',
+      'Too many waits at once: your organisation has at most 3 requests waiting at once (wait_for_connection, wait_for_approval, MCP tasks/result and task subscriptions, calls asking a person) (WAITS_MAX_PER_TENANT), and all are taken. Nothing was waited on: try again shortly.',
     );
 
     // Another tenant is not held by theirs.
@@ -222,6 +226,44 @@ describe('long waits held at once (WAITS_MAX_PER_USER, WAITS_MAX_PER_TENANT)', (
     expect((await dave.call('wait_for_connection', { connectionId: third.connectionId, timeoutSec: 1 })).body).toEqual({
       status: 'TIMEOUT',
     });
+  });
+
+  it("MCP tasks/result waits count against the same tenant bound: one tenant's users cannot hold every connection through tasks either", async () => {
+    const gail = await world.user();
+    const hugo = await world.user({ tenantId: gail.user.tenantId });
+    const hugoCaller = { tenantId: hugo.user.tenantId, userId: hugo.user.id, roles: hugo.user.roles };
+    // gail holds two of her tenant's three slots with wait_for_connection.
+    const held = [await connect(gail), await connect(gail)].map((a) =>
+      gail.call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 8 }),
+    );
+    const client = new Client({ name: 'bounds-test', version: '1.0.0' }, { capabilities: { tasks: {} } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${hugo.apiKey}` } },
+      }),
+    );
+    const { connectionId } = await connect(hugo);
+    const { task } = await client.request(
+      { method: 'tools/call', params: { name: 'wait_for_connection', arguments: { connectionId }, task: { ttl: 600_000 } } },
+      CreateTaskResultSchema,
+    );
+    // hugo's first tasks/result takes the tenant's third slot (his own bound is 20)…
+    const first = client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).catch((err: Error) => err);
+    await expect.poll(() => waitingTaskResults(hugoCaller), { timeout: 30_000 }).toBe(1);
+    // …so his second is refused at once, naming the tenant's bound, and so is a wait of another kind.
+    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(/\(WAITS_MAX_PER_TENANT\)/);
+    const refused = await hugo.call('wait_for_connection', { connectionId, timeoutSec: 30 });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toContain('(WAITS_MAX_PER_TENANT)');
+    // When the task ends, its result wait ends and gives its slot back.
+    await client.experimental.tasks.cancelTask(task.taskId);
+    expect(JSON.stringify(await first)).toMatch(/cancelled/);
+    await expect.poll(() => waitingTaskResults(hugoCaller), { timeout: 30_000 }).toBe(0);
+    expect((await Promise.all(held)).map((r) => r.body)).toEqual([{ status: 'TIMEOUT' }, { status: 'TIMEOUT' }]);
+    expect((await hugo.call('wait_for_connection', { connectionId: (await connect(hugo)).connectionId, timeoutSec: 1 })).body).toEqual({
+      status: 'TIMEOUT',
+    });
+    await client.close();
   });
 });
 
