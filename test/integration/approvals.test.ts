@@ -27,6 +27,7 @@ import { spawnWorkerProcess, startWorld, type TestUser } from '../support/harnes
 import { historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
 import { signInToPortal } from '../support/portal-session.js';
+import { createWaitingApproval } from '../support/waiting-approval.js';
 
 // Approvals end to end on real parts: the gate in the execute activity, the approval-<id>
 // workflow, the portal page in chromium and over plain HTTP, wait_for_approval, agent workflows.
@@ -686,18 +687,7 @@ describe('bounds', () => {
   it(`a user with ${MAX_PENDING_APPROVALS_PER_USER} approvals waiting gets no more (nothing runs), until some are decided`, async () => {
     const hal = await world.user({ tenantId: alice.user.tenantId });
     for (let i = 0; i < MAX_PENDING_APPROVALS_PER_USER; i++) {
-      await createApproval(pool, stack.services.keyring, {
-        callKey: `bound-${hal.user.id}-${i}`,
-        tenantId: hal.user.tenantId,
-        requesterUserId: hal.user.id,
-        call: { tool: 'jots__delete_note', args: { id: 'jot_x' } },
-        accountId: null,
-        accountLabel: null,
-        accountScope: 'user',
-        summary: { tool: 'jots__delete_note', account: null, arguments: { id: 'jot_x' } },
-        shownArguments: { id: 'jot_x' },
-        ttlSec: 600,
-      });
+      await createWaitingApproval(stack, hal, `bound-${hal.user.id}-${i}`);
     }
     const id = await newNote(hal);
     const answer = await execute(hal, 'jots__delete_note', { id });
@@ -710,18 +700,7 @@ describe('bounds', () => {
     const ivy = await world.user({ tenantId: alice.user.tenantId });
     const room = 3;
     for (let i = 0; i < MAX_PENDING_APPROVALS_PER_USER - room; i++) {
-      await createApproval(pool, stack.services.keyring, {
-        callKey: `bound-${ivy.user.id}-${i}`,
-        tenantId: ivy.user.tenantId,
-        requesterUserId: ivy.user.id,
-        call: { tool: 'jots__delete_note', args: { id: 'jot_x' } },
-        accountId: null,
-        accountLabel: null,
-        accountScope: 'user',
-        summary: { tool: 'jots__delete_note', account: null, arguments: { id: 'jot_x' } },
-        shownArguments: { id: 'jot_x' },
-        ttlSec: 600,
-      });
+      await createWaitingApproval(stack, ivy, `bound-${ivy.user.id}-${i}`);
     }
     const ids = await Promise.all(Array.from({ length: 16 }, (_, i) => newNote(ivy, `note ${i}`)));
     // Sixteen gated calls at once, each its own batch: only the three that fit ask for approval.

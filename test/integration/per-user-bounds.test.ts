@@ -5,7 +5,6 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
 import { waitingTaskResults } from '../../server/tasks/mcp-task-store.js';
-import { createApproval } from '../../store/approvals.js';
 import { getAttempt } from '../../store/connection-attempts.js';
 import { createJot } from '../../store/jots.js';
 import { pruneRows } from '../../store/retention.js';
@@ -13,6 +12,7 @@ import { updateTenantSettings } from '../../store/tenants.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { killProcess, spawnServerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
+import { createWaitingApproval } from '../support/waiting-approval.js';
 
 /**
  * What one caller can make Switchboard hold, bounded per user (and per tenant): open connection
@@ -190,18 +190,7 @@ describe('long waits held at once (WAITS_MAX_PER_USER, WAITS_MAX_PER_TENANT)', (
     expect(await statusOf(third.connectionId)).toBe('PENDING');
 
     // wait_for_approval draws on the same slots.
-    const { approval } = await createApproval(pool, stack.services.keyring, {
-      callKey: `waits-${dave.user.id}`,
-      tenantId: dave.user.tenantId,
-      requesterUserId: dave.user.id,
-      call: { tool: 'jots__delete_note', args: { id: 'jot_x' } },
-      accountId: null,
-      accountLabel: null,
-      accountScope: 'user',
-      summary: { tool: 'jots__delete_note', account: null, arguments: { id: 'jot_x' } },
-      shownArguments: { id: 'jot_x' },
-      ttlSec: 600,
-    });
+    const approval = await createWaitingApproval(stack, dave, `waits-${dave.user.id}`);
     const approvalWait = await dave.call('wait_for_approval', { approvalId: approval.id, timeoutSec: 30 });
     expect(approvalWait.status).toBe(429);
     expect(approvalWait.body.error).toContain('(WAITS_MAX_PER_USER)');
