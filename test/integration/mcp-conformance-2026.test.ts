@@ -1,19 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conformance2026Tools, runConformance } from '../support/conformance.js';
-import { startConformanceFrontDoor } from '../support/conformance-front-door.js';
-import { createTestUser, startStack } from '../support/harness.js';
+import { startConformanceTarget } from '../support/conformance-front-door.js';
 
 // The 2026-07-28 revision's scenarios come with the suite's 0.2 prerelease (pinned in
 // scripts/setup.mjs); the stable release's run (mcp-conformance.test.ts) covers the 2025 revisions.
 
-const stack = await startStack();
-const user = await createTestUser(stack);
-const frontDoor = await startConformanceFrontDoor(stack.baseUrl, user.apiKey);
-
-afterAll(async () => {
-  await frontDoor.close();
-  await stack.close();
-});
+const frontDoor = await startConformanceTarget();
 
 describe('the official MCP conformance suite, the scenarios MCP 2026-07-28 requires of a server', () => {
   it('every check a product server can pass passes against /mcp at the 2026-07-28 wire; the others are in the baseline with their reasons', async () => {

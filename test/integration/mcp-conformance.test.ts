@@ -1,16 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conformanceTools, runConformance } from '../support/conformance.js';
-import { startConformanceFrontDoor } from '../support/conformance-front-door.js';
-import { createTestUser, startStack } from '../support/harness.js';
+import { startConformanceTarget } from '../support/conformance-front-door.js';
 
-const stack = await startStack();
-const user = await createTestUser(stack);
-const frontDoor = await startConformanceFrontDoor(stack.baseUrl, user.apiKey);
-
-afterAll(async () => {
-  await frontDoor.close();
-  await stack.close();
-});
+const frontDoor = await startConformanceTarget();
 
 describe('the official MCP conformance suite, server scenarios', () => {
   it('every scenario a product server can pass passes against /mcp; the fixture-only ones are in the baseline with their reasons', async () => {

@@ -1,5 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
+import { createTestUser, startStack } from './harness.js';
 
 /**
  * The conformance suite's client sends no Authorization header (it has no option for one) and
@@ -33,4 +35,19 @@ export async function startConformanceFrontDoor(baseUrl: string, apiKey: string)
       await new Promise((done) => proxy.close(done));
     },
   };
+}
+
+/**
+ * What the suite's server scenarios run against: a whole Switchboard for the file, a user, and the
+ * front door carrying that user's key (`url`), all stopped after the file's tests.
+ */
+export async function startConformanceTarget(): Promise<{ url: string }> {
+  const stack = await startStack();
+  const user = await createTestUser(stack);
+  const frontDoor = await startConformanceFrontDoor(stack.baseUrl, user.apiKey);
+  afterAll(async () => {
+    await frontDoor.close();
+    await stack.close();
+  });
+  return { url: frontDoor.url };
 }
