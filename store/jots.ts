@@ -132,7 +132,7 @@ const fullOfNotes = (limits: JotLimits) =>
   new JotsFullError(
     `Notes are full: a user keeps at most ${limits.maxNotes} notes (JOTS_MAX_NOTES_PER_USER). Nothing was saved; delete some with delete_note first.`,
   );
-const fullOfBytes = (limits: JotLimits) =>
+const fullOfBytes = (limits: Pick<JotLimits, 'maxBytes'>) =>
   new JotsFullError(
     `Notes are full: a user's notes hold at most ${limits.maxBytes} bytes of text together (JOTS_MAX_BYTES_PER_USER), and this would pass it. Nothing was saved; delete or shorten some notes first.`,
   );
@@ -177,7 +177,7 @@ export async function updateJot(
     const { oldSize, ...updated } = row;
     // A note that grows must still fit; one that keeps its size or shrinks always may.
     const grows = sizeOf(updated) - Number(oldSize);
-    if (grows > 0 && used.bytes + grows > limits.maxBytes) throw fullOfBytes({ maxNotes: 0, ...limits });
+    if (grows > 0 && used.bytes + grows > limits.maxBytes) throw fullOfBytes(limits);
     return toJot(updated);
   });
 }
