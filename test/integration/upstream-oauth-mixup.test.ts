@@ -192,7 +192,11 @@ describe('attack: an OAuth mix-up through a tenant’s hostile upstream server',
     // The member consents; the code comes back to that redirect URI and is exchanged.
     const callback = await consentInCode(request.url, 'member-at-honest');
     expect(callback.href.startsWith(redirectUri)).toBe(true);
-    const tokens = await flow.finish(callback, { codeVerifier: request.codeVerifier, expectedState: request.state, context: request.context });
+    const tokens = await flow.finish(callback, {
+      codeVerifier: request.codeVerifier,
+      expectedState: request.state,
+      context: request.context,
+    });
     expect(tokens.accessToken).toBeTruthy();
   }, 30_000);
 });

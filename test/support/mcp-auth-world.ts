@@ -134,7 +134,7 @@ export async function startMcpAuthWorld(
   if (options.sendsIss === false) {
     provider.use(async (ctx, next) => {
       await next();
-      if (ctx.path === '/.well-known/openid-configuration' && ctx.body && typeof ctx.body === 'object') {
+      if (ctx.path.startsWith('/.well-known/') && ctx.body && typeof ctx.body === 'object') {
         delete (ctx.body as Record<string, unknown>).authorization_response_iss_parameter_supported;
       }
       const location = ctx.response.get('location');
