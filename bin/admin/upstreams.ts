@@ -1,6 +1,7 @@
 // A tenant's own upstream MCP servers: add (a catalog name or a JSON entry), list, remove.
 // Never prints a secret: a pre-registered client secret is sealed and shown as `hasClientSecret`.
 import type { Config } from '../../core/config.js';
+import { issuerCallbackUrl } from '../../core/urls.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { builtinProviders } from '../../providers/index.js';
 import { upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
@@ -11,10 +12,11 @@ import {
   addTenantUpstream,
   listTenantUpstreams,
   removeTenantUpstream,
+  type TenantUpstreamSummary,
   TenantUpstreamRefused,
   tenantUpstreamSource,
 } from '../../store/tenant-upstream-servers.js';
-import { type Group, need, requireTenant, tenantCommand, UsageError } from './cli.js';
+import { type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
 
 /** The deployment's registry as the server builds it, for the same checks the portal makes. */
 function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): ProviderRegistry {
@@ -22,6 +24,17 @@ function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): Pr
   return ProviderRegistry.fromConfig(providers, config).withTenantServers(
     tenantUpstreamSource(db, keyring, upstreamFactory(config, { version: pkg.version })),
   );
+}
+
+/**
+ * A tenant's own OAuth client (`auth.clientId`) is registered at its authorization server with that
+ * issuer's own callback, never the one the deployment's clients share: shown with the entry, so the
+ * administrator knows what to register.
+ */
+function withRedirectUri(config: Pick<Config, 'PUBLIC_BASE_URL'>, summary: TenantUpstreamSummary) {
+  const auth = summary.entry.auth as { type?: unknown; clientId?: unknown; issuer?: unknown } | undefined;
+  if (auth?.type !== 'oauth2' || typeof auth.clientId !== 'string' || typeof auth.issuer !== 'string') return summary;
+  return { ...summary, redirectUri: issuerCallbackUrl(config, auth.issuer) };
 }
 
 function positional(positionals: string[], what: string): string {
@@ -59,15 +72,20 @@ export const upstreamGroup: Group = {
           throw new UsageError(`entry: ${(err as Error).message}`);
         }
         try {
-          ctx.out(await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' }));
+          ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' })));
         } catch (err) {
           if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
           throw err;
         }
       },
     },
-    tenantCommand({ name: 'list', summary: "List a tenant's own upstream MCP servers (never a secret)" }, (db, tenant) =>
-      listTenantUpstreams(db, tenant.id),
+    oneOptionCommand(
+      { name: 'list', summary: "List a tenant's own upstream MCP servers (never a secret)", option: 'tenant', placeholder: 'id' },
+      async (tenantId, ctx) => {
+        const db = await ctx.db();
+        const tenant = await requireTenant(db, tenantId);
+        ctx.out((await listTenantUpstreams(db, tenant.id)).map((summary) => withRedirectUri(ctx.config, summary)));
+      },
     ),
     {
       name: 'remove',

@@ -318,7 +318,10 @@ describe('attackers', () => {
     const page = await signedInPage(browser, alice);
     const own = issuerCallbackUrl({ PUBLIC_BASE_URL: stack.baseUrl }, upstream.issuer);
     // The consent's answer is held on its way to the server's own callback…
-    await page.route((url) => url.href.startsWith(`${own}?`), (route) => route.abort());
+    await page.route(
+      (url) => url.href.startsWith(`${own}?`),
+      (route) => route.abort(),
+    );
     const held = page.waitForRequest((r) => r.url().startsWith(`${own}?`));
     await page.goto(body.url);
     await page.waitForURL((url) => url.href.startsWith(upstream.issuer));
