@@ -12,8 +12,8 @@ import {
   addTenantUpstream,
   listTenantUpstreams,
   removeTenantUpstream,
-  type TenantUpstreamSummary,
   TenantUpstreamRefused,
+  type TenantUpstreamSummary,
   tenantUpstreamSource,
 } from '../../store/tenant-upstream-servers.js';
 import { type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
