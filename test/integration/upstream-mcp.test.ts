@@ -36,6 +36,16 @@ let bob: TestUser;
 const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}) =>
   user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
 
+/** Stores `user`'s API key for an upstream integration, bound to the server URL it was given for. */
+const storeKey = (user: TestUser, integration: string, label: string, apiKey: string, url: string) =>
+  insertAccount(stack.services.pool, stack.services.keyring, {
+    tenantId: user.user.tenantId,
+    ownerUserId: user.user.id,
+    integration,
+    label,
+    credential: { type: 'apikey', fields: { apiKey }, boundTo: `mcp:${url}` },
+  });
+
 /**
  * Input schemas a hostile upstream lists to make the worker's local argument check run without end:
  * `anyOf` branches that `$ref` the level below twice (2^40 subschemas for one value, a 4 kB schema),
@@ -374,13 +384,7 @@ describe('an auth: apikey upstream', () => {
     });
     await expect(provider.identify!(ctx({ apiKey: 'wrong' }))).rejects.toMatchObject({ status: 401 });
     expect(await provider.identify!(ctx({ apiKey: API_KEY }))).toEqual({ externalId: 'mcp:testkey', label: 'Test Key' });
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: alice.user.tenantId,
-      ownerUserId: alice.user.id,
-      integration: 'testkey',
-      label: 'Test Key',
-      credential: { type: 'apikey', fields: { apiKey: API_KEY }, boundTo: `mcp:${keyed.url}` },
-    });
+    await storeKey(alice, 'testkey', 'Test Key', API_KEY, keyed.url);
     expect(await execute(alice, 'testkey__echo', { message: 'keyed' })).toEqual({ ok: true, result: 'echo: keyed' });
     expect(keyed.requests.filter((r) => r.apiKey === API_KEY).length).toBeGreaterThan(0);
     const { body } = await alice.call('search_tools', { query: 'echo', integration: 'testkey' });
@@ -420,26 +424,14 @@ describe('an auth: apikey upstream', () => {
 
   it('never sends a key stored for another server that had this name (a removed server, another added under its name)', async () => {
     const dave = await createTestUser(stack, { tenantId: alice.user.tenantId });
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: dave.user.tenantId,
-      ownerUserId: dave.user.id,
-      integration: 'testkey',
-      label: 'Key of the old server',
-      credential: { type: 'apikey', fields: { apiKey: 'key-for-the-old-server-0001' }, boundTo: 'mcp:https://old.example/mcp' },
-    });
+    await storeKey(dave, 'testkey', 'Key of the old server', 'key-for-the-old-server-0001', 'https://old.example/mcp');
     const answer = await execute(dave, 'testkey__echo', { message: 'x' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth', integration: 'testkey' } });
     expect(keyed.requests.some((r) => r.apiKey === 'key-for-the-old-server-0001')).toBe(false);
   });
 
   it('attack: a 307 or 308 to another path of the same origin is not followed: the key and the call never reach it, and the call says why', async () => {
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: alice.user.tenantId,
-      ownerUserId: alice.user.id,
-      integration: 'moving',
-      label: 'Moving',
-      credential: { type: 'apikey', fields: { apiKey: API_KEY }, boundTo: `mcp:${moving.url}` },
-    });
+    await storeKey(alice, 'moving', 'Moving', API_KEY, moving.url);
     for (const status of [307, 308]) {
       const answer = await execute(alice, `moving__move_${status}`);
       expect(answer).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
@@ -451,13 +443,7 @@ describe('an auth: apikey upstream', () => {
   });
 
   it('marks the account needs_reauth when the server stops taking the key, and never echoes the key', async () => {
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: bob.user.tenantId,
-      ownerUserId: bob.user.id,
-      integration: 'testkey',
-      label: 'Old key',
-      credential: { type: 'apikey', fields: { apiKey: 'revoked-key-zzzzzzzzzzzz' }, boundTo: `mcp:${keyed.url}` },
-    });
+    await storeKey(bob, 'testkey', 'Old key', 'revoked-key-zzzzzzzzzzzz', keyed.url);
     const answer = await execute(bob, 'testkey__echo', { message: 'x' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth' } });
     expect(JSON.stringify(answer)).not.toContain('revoked-key');
