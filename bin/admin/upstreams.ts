@@ -1,10 +1,10 @@
 // A tenant's own upstream MCP servers: add (a catalog name or a JSON entry), list, remove.
 // Never prints a secret: a pre-registered client secret is sealed and shown as `hasClientSecret`.
 import type { Config } from '../../core/config.js';
-import { issuerCallbackUrl } from '../../core/urls.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { builtinProviders } from '../../providers/index.js';
 import { upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { tenantClientRedirectUri } from '../../providers/mcp-upstream/tenant-client-redirect.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import type { Keyring } from '../../store/keyring.js';
 import type { Queryable } from '../../store/queryable.js';
@@ -26,15 +26,10 @@ function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): Pr
   );
 }
 
-/**
- * A tenant's own OAuth client (`auth.clientId`) is registered at its authorization server with that
- * issuer's own callback, never the one the deployment's clients share: shown with the entry, so the
- * administrator knows what to register.
- */
+/** An entry as admins see it, with the redirect URI its own OAuth client is registered with (if any). */
 function withRedirectUri(config: Pick<Config, 'PUBLIC_BASE_URL'>, summary: TenantUpstreamSummary) {
-  const auth = summary.entry.auth as { type?: unknown; clientId?: unknown; issuer?: unknown } | undefined;
-  if (auth?.type !== 'oauth2' || typeof auth.clientId !== 'string' || typeof auth.issuer !== 'string') return summary;
-  return { ...summary, redirectUri: issuerCallbackUrl(config, auth.issuer) };
+  const redirectUri = tenantClientRedirectUri(config, summary.entry);
+  return redirectUri ? { ...summary, redirectUri } : summary;
 }
 
 function positional(positionals: string[], what: string): string {
