@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_SECRET_ARGUMENT_VALUES } from '../../activities/execute-tool.js';
+import { startWorld, type TestUser } from '../support/harness.js';
+
+/**
+ * Work an attacker's input drives on a shared event loop is bounded before it starts
+ * (docs/security-model.md, "Work bounded by attacker input"). The timing side of each bound is
+ * in that table; these tests hold the behaviour that keeps it.
+ */
+
+const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}) =>
+  user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+
+const world = await startWorld();
+const alice = await world.user();
+
+describe('secret arguments: one redaction scan each', () => {
+  const secrets = (n: number) => Array.from({ length: n }, (_, i) => `s${String(i).padStart(9, '0')}`);
+
+  it('refuses a call carrying more secret values than redaction scans for, before it runs', async () => {
+    // A key named like a secret marks everything under it secret: 9 strings here, 90,000 in a 1 MB body.
+    const answer = await execute(alice, 'jots__list_notes', { limit: 1, token: secrets(MAX_SECRET_ARGUMENT_VALUES + 1) });
+    expect(answer.ok).toBe(false);
+    expect(answer.error.code).toBe('invalid_arguments');
+    expect(answer.error.message).toContain(`at most ${MAX_SECRET_ARGUMENT_VALUES} are accepted`);
+  });
+
+  it('runs a call with as many secret values as allowed (the same value twice counts once)', async () => {
+    const values = [...secrets(MAX_SECRET_ARGUMENT_VALUES), 's000000000'];
+    expect(await execute(alice, 'jots__list_notes', { limit: 1, token: values })).toMatchObject({ ok: true });
+  });
+});
