@@ -1,20 +1,28 @@
 /**
- * Whether a parsed JSON value nests deeper than `max` levels (objects and arrays), found without
- * recursion: a body parsed from 1 MB of brackets is fine for JSON.parse but overflows the stack of
- * anything that walks it recursively (JSON.stringify among them).
+ * Bounds on the shape of a parsed JSON value, found without recursion: a body parsed from 1 MB of
+ * brackets is fine for JSON.parse but overflows the stack of anything that walks it recursively
+ * (JSON.stringify among them), and one parsed from 1 MB of `[1,1,1…]` holds 500,000 values that
+ * everything after walks again (the request hash sorts every object's keys, the secret walk,
+ * Temporal's payload converter), each pass on the shared event loop.
  */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
+
+/** Which bound `value` passes first, if any: nesting deeper than `depth`, or more than `values` values in all. */
+export function jsonShapeExcess(value: unknown, limits: { depth: number; values: number }): 'depth' | 'values' | undefined {
   const stack: [unknown, number][] = [[value, 0]];
+  let values = 0;
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
+    if (++values > limits.values) return 'values';
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
+    if (depth >= limits.depth) return 'depth';
+    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push([child, depth + 1]);
   }
-  return false;
+  return undefined;
 }
+
+/** Whether a parsed JSON value nests deeper than `max` levels (objects and arrays). */
+export const nestsDeeperThan = (value: unknown, max: number): boolean =>
+  jsonShapeExcess(value, { depth: max, values: Number.POSITIVE_INFINITY }) === 'depth';
 
 /**
  * Arguments nested deeper than this are refused before anything walks them. JSON.parse takes a
@@ -24,3 +32,10 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
  * activity applies it too, to the arguments an agent's own workflow passes.
  */
 export const MAX_ARGUMENT_NESTING = 64;
+
+/**
+ * Values (objects, arrays, strings, numbers… each counts one) a meta-tool's arguments may hold:
+ * a batch of 500 calls with 40 values each. More is refused before anything walks them; a 1 MB
+ * body of one object with 90,000 keys cost its request hash alone ~0.25 s of the HTTP server.
+ */
+export const MAX_ARGUMENT_VALUES = 20_000;
