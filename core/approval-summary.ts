@@ -54,7 +54,7 @@ function resolved(schema: Schema, root: Schema, depth = 0): Schema {
 interface Learned {
   branches: WeakMap<object, Schema[]>;
   secret: WeakMap<object, boolean>;
-  member: WeakMap<object, Map<string, Schema>>;
+  member: WeakMap<object, Map<string, { schema: Schema }>>;
   /** The member names (`p:name`, `i:index`) a schema's branches name. */
   names: WeakMap<object, Set<string>>;
 }
@@ -62,11 +62,23 @@ const learnedByRoot = new WeakMap<object, Learned>();
 /** Stands for every member name (or item position) a schema does not name: they share one answer. */
 const ANY_MEMBER = '\u0000any';
 
+/** The value `map` holds for `key`, made (and kept) on first use. */
+function remembered<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+  const known = map.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
 function learned(root: Schema): Learned | undefined {
   if (!root) return undefined;
-  let known = learnedByRoot.get(root);
-  if (!known) learnedByRoot.set(root, (known = { branches: new WeakMap(), secret: new WeakMap(), member: new WeakMap(), names: new WeakMap() }));
-  return known;
+  return remembered(learnedByRoot, root, () => ({
+    branches: new WeakMap(),
+    secret: new WeakMap(),
+    member: new WeakMap(),
+    names: new WeakMap(),
+  }));
 }
 
 /**
@@ -76,23 +88,16 @@ function learned(root: Schema): Learned | undefined {
 function memberSchema(schema: Schema, root: Schema, member: string, names: (b: Schema) => string[], find: () => Schema): Schema {
   const known = learned(root);
   if (!known || !schema) return find();
-  let named = known.names.get(schema);
-  if (!named) known.names.set(schema, (named = new Set(branches(schema, root).flatMap(names))));
-  const key = named.has(member) ? member : ANY_MEMBER;
-  let bySchema = known.member.get(schema);
-  if (!bySchema) known.member.set(schema, (bySchema = new Map()));
-  if (!bySchema.has(key)) bySchema.set(key, find());
-  return bySchema.get(key);
+  const named = remembered(known.names, schema, () => new Set(branches(schema, root).flatMap(names)));
+  const bySchema = remembered(known.member, schema, () => new Map<string, { schema: Schema }>());
+  // Boxed: a member may have no schema (undefined), which is an answer too.
+  return remembered(bySchema, named.has(member) ? member : ANY_MEMBER, () => ({ schema: find() })).schema;
 }
 
 /** The schemas a value must (allOf) or may (anyOf, oneOf) match, its own included. */
 function branches(schema: Schema, root: Schema): Schema[] {
   const known = learned(root);
-  const cached = schema && known?.branches.get(schema);
-  if (cached) return cached;
-  const found = branchesOf(schema, root);
-  if (schema) known?.branches.set(schema, found);
-  return found;
+  return schema && known ? remembered(known.branches, schema, () => branchesOf(schema, root)) : branchesOf(schema, root);
 }
 
 function branchesOf(schema: Schema, root: Schema, depth = 0): Schema[] {
@@ -114,14 +119,10 @@ function branchesOf(schema: Schema, root: Schema, depth = 0): Schema[] {
  */
 export function isSecretSchema(schema: unknown, root?: unknown): boolean {
   const r = (root ?? schema) as Schema;
-  const known = schema && typeof schema === 'object' ? learned(r)?.secret : undefined;
-  const cached = known?.get(schema as object);
-  if (cached !== undefined) return cached;
-  const secret = branches(schema as Schema, r).some(
-    (s) => !!s && (s['x-secret'] === true || s.writeOnly === true || s.format === 'password'),
-  );
-  known?.set(schema as object, secret);
-  return secret;
+  const find = () =>
+    branches(schema as Schema, r).some((s) => !!s && (s['x-secret'] === true || s.writeOnly === true || s.format === 'password'));
+  const known = schema && typeof schema === 'object' ? learned(r) : undefined;
+  return known ? remembered(known.secret, schema as object, find) : find();
 }
 
 /** The schema of property `key` of an object schema: `properties`, `patternProperties`, `additionalProperties`, through every branch. */

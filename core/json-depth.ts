@@ -8,14 +8,19 @@
 
 /** Which bound `value` passes first, if any: nesting deeper than `depth`, or more than `values` values in all. */
 export function jsonShapeExcess(value: unknown, limits: { depth: number; values: number }): 'depth' | 'values' | undefined {
+  // Values are counted as their container is opened, and only containers are pushed: a container of
+  // too many values is refused before its members are walked.
+  let values = 1;
+  if (values > limits.values) return 'values';
   const stack: [unknown, number][] = [[value, 0]];
-  let values = 0;
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
-    if (++values > limits.values) return 'values';
     if (current === null || typeof current !== 'object') continue;
     if (depth >= limits.depth) return 'depth';
-    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push([child, depth + 1]);
+    const children = Array.isArray(current) ? current : Object.values(current);
+    values += children.length;
+    if (values > limits.values) return 'values';
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return undefined;
 }

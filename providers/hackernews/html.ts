@@ -44,7 +44,10 @@ export function htmlToText(fragment: string): string {
 const attributePatterns = new Map<string, RegExp>();
 const attr = (tag: string, name: string): string | undefined => {
   let pattern = attributePatterns.get(name);
-  if (!pattern) attributePatterns.set(name, (pattern = new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i')));
+  if (!pattern) {
+    pattern = new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i');
+    attributePatterns.set(name, pattern);
+  }
   const m = pattern.exec(tag);
   return m ? decodeEntities(m[1] ?? m[2]) : undefined;
 };
@@ -116,8 +119,9 @@ export function parseStories(page: string, baseUrl: string): { stories: Story[];
     const anchor = titleline && /\s*(<a\b[^<>]*>)/y;
     if (anchor) anchor.lastIndex = titleline.end;
     const link = anchor?.exec(chunk);
-    const title = link && textAfter(chunk, anchor!.lastIndex, '</a>');
-    if (!id || !link || title === undefined) return;
+    if (!id || !anchor || !link) return;
+    const title = textAfter(chunk, anchor.lastIndex, '</a>');
+    if (title === undefined) return;
     const href = attr(link[1], 'href') ?? `item?id=${id}`;
     const score = first(openTags(chunk, 'span'), (t) => hasClass(t.tag, 'score'));
     const points = score && /^\s*(\d+)\s+points?/i.exec(chunk.slice(score.end, score.end + 100))?.[1];

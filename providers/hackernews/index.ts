@@ -87,7 +87,10 @@ const submitComment = defineTool({
       throw new ProviderHttpError(401, 'Hacker News asked to sign in again');
     }
     // HN explains a refusal ("You're posting too fast…") in a short page.
-    throw new ProviderHttpError(res.ok ? 400 : res.status, htmlToText(body.slice(0, PAGE_MAX_CHARS)).slice(0, 300) || 'Hacker News did not take the comment');
+    throw new ProviderHttpError(
+      res.ok ? 400 : res.status,
+      htmlToText(body.slice(0, PAGE_MAX_CHARS)).slice(0, 300) || 'Hacker News did not take the comment',
+    );
   },
 });
 

@@ -43,7 +43,10 @@ describe('the secret walk learns a schema once, whatever the number of values', 
       type: 'object',
       anyOf: [
         { type: 'object', properties: { pinCode: { type: 'string', writeOnly: true } } },
-        { type: 'object', properties: { list: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string', format: 'password' }] } } },
+        {
+          type: 'object',
+          properties: { list: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string', format: 'password' }] } },
+        },
         { type: 'object', additionalProperties: { type: 'string' } },
       ],
     };

@@ -21,7 +21,9 @@ describe('Hacker News pages: only the first part is read', () => {
     expect(signedInUser(`${padding}<a id="me" href="user?id=pg">pg</a>`)).toBeUndefined();
     expect(parseStories(`${padding}${story(1)}`, BASE).stories).toEqual([]);
     expect(parseProfile(`${padding}<td>user:</td><td>pg</td>`)).toBeUndefined();
-    expect(parseReplyForm(`${padding}<form action="comment"><input name="parent" value="1"><input name="hmac" value="h"></form>`)).toBeUndefined();
+    expect(
+      parseReplyForm(`${padding}<form action="comment"><input name="parent" value="1"><input name="hmac" value="h"></form>`),
+    ).toBeUndefined();
   });
 
   it('still reads what a real page holds, in the shapes HN sends', () => {
@@ -39,9 +41,14 @@ describe('Hacker News pages: only the first part is read', () => {
       })),
       more: true,
     });
-    const form = '<form action="comment" method="post"><input type="hidden" name="parent" value="9"><input name="goto" value="item?id=9"><input name="hmac" value="abc"><textarea name="text"></textarea></form>';
+    const form =
+      '<form action="comment" method="post"><input type="hidden" name="parent" value="9"><input name="goto" value="item?id=9"><input name="hmac" value="abc"><textarea name="text"></textarea></form>';
     expect(parseReplyForm(form)).toEqual({ parent: '9', goto: 'item?id=9', hmac: 'abc' });
-    expect(parseProfile('<td>user:</td><td><a href="user?id=pg">pg</a></td><td>karma:</td><td>1,234</td><td>about:</td><td><textarea>hi &amp; bye</textarea></td>')).toEqual({
+    expect(
+      parseProfile(
+        '<td>user:</td><td><a href="user?id=pg">pg</a></td><td>karma:</td><td>1,234</td><td>about:</td><td><textarea>hi &amp; bye</textarea></td>',
+      ),
+    ).toEqual({
       username: 'pg',
       created: null,
       karma: 1234,

@@ -31,7 +31,10 @@ describe('Jira ADF to text, bounded by depth', () => {
     const doc: AdfNode = {
       type: 'doc',
       content: [
-        { type: 'paragraph', content: [{ type: 'text', text: 'Hello' }, { type: 'hardBreak' }, { type: 'mention', attrs: { text: '@jo' } }] },
+        {
+          type: 'paragraph',
+          content: [{ type: 'text', text: 'Hello' }, { type: 'hardBreak' }, { type: 'mention', attrs: { text: '@jo' } }],
+        },
         { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'one' }] }] }] },
       ],
     };
