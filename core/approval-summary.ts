@@ -118,15 +118,17 @@ function branchesOf(schema: Schema, root: Schema, depth = 0): Schema[] {
  * anyOf/oneOf/allOf branches (`Optional[SecretStr]`, a nullable secret): when unsure, redact.
  */
 export function isSecretSchema(schema: unknown, root?: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false;
   const r = (root ?? schema) as Schema;
   const find = () =>
     branches(schema as Schema, r).some((s) => !!s && (s['x-secret'] === true || s.writeOnly === true || s.format === 'password'));
-  const known = schema && typeof schema === 'object' ? learned(r) : undefined;
-  return known ? remembered(known.secret, schema as object, find) : find();
+  const known = learned(r);
+  return known ? remembered(known.secret, schema, find) : find();
 }
 
 /** The schema of property `key` of an object schema: `properties`, `patternProperties`, `additionalProperties`, through every branch. */
 function propertySchema(schema: Schema, root: Schema, key: string): Schema {
+  if (!schema) return undefined;
   const names = (b: Schema) => (b?.properties && typeof b.properties === 'object' ? Object.keys(b.properties).map((k) => `p:${k}`) : []);
   return memberSchema(schema, root, `p:${key}`, names, () => findPropertySchema(schema, root, key));
 }
@@ -147,6 +149,7 @@ function findPropertySchema(schema: Schema, root: Schema, key: string): Schema {
 
 /** The schema of item `index` of an array schema: `prefixItems` / tuple `items`, else `items`, through every branch. */
 function itemSchema(schema: Schema, root: Schema, index: number): Schema {
+  if (!schema) return undefined;
   const names = (b: Schema) => {
     const prefix = Array.isArray(b?.prefixItems) ? b.prefixItems : Array.isArray(b?.items) ? b.items : [];
     return prefix.map((_: unknown, i: number) => `i:${i}`);

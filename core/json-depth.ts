@@ -6,8 +6,14 @@
  * Temporal's payload converter), each pass on the shared event loop.
  */
 
-/** Which bound `value` passes first, if any: nesting deeper than `depth`, or more than `values` values in all. */
-export function jsonShapeExcess(value: unknown, limits: { depth: number; values: number }): 'depth' | 'values' | undefined {
+/**
+ * Which bound `value` passes first, if any: nesting deeper than `depth`, more than `values` values
+ * in all, or an object of more than `keys` keys.
+ */
+export function jsonShapeExcess(
+  value: unknown,
+  limits: { depth: number; values: number; keys?: number },
+): 'depth' | 'values' | 'keys' | undefined {
   // Values are counted as their container is opened, and only containers are pushed: a container of
   // too many values is refused before its members are walked.
   let values = 1;
@@ -18,6 +24,7 @@ export function jsonShapeExcess(value: unknown, limits: { depth: number; values:
     if (current === null || typeof current !== 'object') continue;
     if (depth >= limits.depth) return 'depth';
     const children = Array.isArray(current) ? current : Object.values(current);
+    if (!Array.isArray(current) && limits.keys !== undefined && children.length > limits.keys) return 'keys';
     values += children.length;
     if (values > limits.values) return 'values';
     for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
@@ -39,8 +46,11 @@ export const nestsDeeperThan = (value: unknown, max: number): boolean =>
 export const MAX_ARGUMENT_NESTING = 64;
 
 /**
- * Values (objects, arrays, strings, numbers… each counts one) a meta-tool's arguments may hold:
- * a batch of 500 calls with 40 values each. More is refused before anything walks them; a 1 MB
- * body of one object with 90,000 keys cost its request hash alone ~0.25 s of the HTTP server.
+ * Values (objects, arrays, strings, numbers… each counts one) a meta-tool's arguments may hold, and
+ * keys one object of them may have. Everything after the parse walks the arguments again on the
+ * shared event loop (the secret walk, the payload converter, the request hash, which sorts every
+ * object's keys): a 1 MB body holds up to 500,000 values, and one object of 90,000 keys cost the
+ * hash alone ~0.25 s. More is refused before anything walks them.
  */
-export const MAX_ARGUMENT_VALUES = 20_000;
+export const MAX_ARGUMENT_VALUES = 200_000;
+export const MAX_OBJECT_KEYS = 10_000;

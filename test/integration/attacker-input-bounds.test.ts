@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_SECRET_ARGUMENT_VALUES } from '../../activities/execute-tool.js';
-import { MAX_ARGUMENT_VALUES } from '../../core/json-depth.js';
+import { MAX_ARGUMENT_VALUES, MAX_OBJECT_KEYS } from '../../core/json-depth.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 
 /**
@@ -33,17 +33,23 @@ describe('secret arguments: one redaction scan each', () => {
 });
 
 describe('arguments: bounded in values before anything walks them', () => {
-  it('answers arguments holding more values than the bound with invalid arguments naming it, on both surfaces, recording nothing', async () => {
-    // A 1 MB body holds 500,000 values; each is walked again by the request hash (sorting keys), the secret walk, the payload converter.
-    const many = Object.fromEntries(Array.from({ length: MAX_ARGUMENT_VALUES }, (_, i) => [`k${i}`, 1]));
-    const agent = await alice.call('connections_execute', { name: 'jots__list_notes', arguments: many });
-    expect(JSON.stringify(agent.body)).toContain(`arguments hold more than ${MAX_ARGUMENT_VALUES} values`);
-    const batch = await alice.call('execute_tools', { executions: [{ tool: 'jots_list_notes', args: many }], requestId: 'many-values' });
-    expect(JSON.stringify(batch.body)).toContain(`arguments hold more than ${MAX_ARGUMENT_VALUES} values`);
+  it('answers arguments holding more values, or an object more keys, than the bounds with invalid arguments naming it, on both surfaces, recording nothing', async () => {
+    // A 1 MB body holds 500,000 values; each is walked again by the secret walk, the payload converter and the request hash (which sorts every object's keys).
+    const wide = Object.fromEntries(Array.from({ length: MAX_OBJECT_KEYS + 1 }, (_, i) => [`k${i}`, 1]));
+    const many = Array.from({ length: MAX_ARGUMENT_VALUES }, () => 1);
+    for (const [args, bound] of [
+      [wide, `an object in the arguments has more than ${MAX_OBJECT_KEYS} keys`],
+      [{ limit: 1, many }, `arguments hold more than ${MAX_ARGUMENT_VALUES} values`],
+    ] as const) {
+      const agent = await alice.call('connections_execute', { name: 'jots__list_notes', arguments: args });
+      expect(JSON.stringify(agent.body)).toContain(bound);
+      const batch = await alice.call('execute_tools', { executions: [{ tool: 'jots_list_notes', args }], requestId: 'many-values' });
+      expect(JSON.stringify(batch.body)).toContain(bound);
+    }
     const recorded = await world.stack.services.pool.query('SELECT 1 FROM tool_batch_requests WHERE user_id = $1', [alice.user.id]);
     expect(recorded.rows).toEqual([]);
-    // Within the bound, the tool's own schema answers (list_notes takes no such keys: it ignores them).
-    const fewer = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 1]));
+    // Within the bounds, the tool's own schema answers (list_notes ignores keys it does not take).
+    const fewer = Object.fromEntries(Array.from({ length: MAX_OBJECT_KEYS - 10 }, (_, i) => [`k${i}`, 1]));
     expect(await execute(alice, 'jots__list_notes', { limit: 1, ...fewer })).toMatchObject({ ok: true });
   });
 });
