@@ -1,6 +1,6 @@
 import type { CallerOwner } from '../core/caller.js';
 import { failure } from '../core/execution.js';
-import { limitResult } from '../core/result-limits.js';
+import { limitJsonText } from '../core/result-limits.js';
 import type { CallOutcome } from '../core/stored-results.js';
 import { storeResult } from '../store/stored-results.js';
 import type { ActivityDeps } from './deps.js';
@@ -46,5 +46,5 @@ export async function deliverResult(
     return failure('tool_failed', `${owner.tool} ran, but Switchboard could not keep its result; the server logged the details.`);
   }
   if (bytes > limits.inlineResultMaxBytes) return { ok: true, stored };
-  return { ok: true, ...limitResult(result, limits.maxResultBytes), ...stored };
+  return { ok: true, ...limitJsonText(json, limits.maxResultBytes, () => result), ...stored };
 }

@@ -74,6 +74,14 @@ interface CallAudit {
 
 class DeadlineExceeded extends Error {}
 
+/**
+ * Distinct secret argument values (secretArgumentTexts) one call may carry. Every result and error
+ * text is scanned once per secret to redact it, on the worker's event loop: a megabyte of short
+ * strings under a key named `token` would be 90,000 scans of a result of up to 10 MB. No real tool
+ * takes more than a few secrets.
+ */
+export const MAX_SECRET_ARGUMENT_VALUES = 8;
+
 /** listedTool's answer to a 401 on an OAuth token it may refresh. */
 const REFRESH_AND_RETRY = Symbol('refresh-and-retry');
 
@@ -121,7 +129,17 @@ export function createToolCallRunner(deps: ExecuteDeps) {
 
     const parse = (found: ToolEntry) => {
       const parsed = found.tool.input.safeParse(call.args ?? {});
-      if (parsed.success) return { valid: true as const, data: parsed.data };
+      if (parsed.success) {
+        // Each secret argument is one more scan of the result and of any error text (redaction).
+        const secretValues = new Set(secretArgumentTexts(call.args ?? {}, cachedInputJsonSchema(found.tool))).size;
+        if (secretValues > MAX_SECRET_ARGUMENT_VALUES) {
+          return failure(
+            'invalid_arguments',
+            `Arguments of ${call.tool} hold ${secretValues} secret values; at most ${MAX_SECRET_ARGUMENT_VALUES} are accepted in one call.`,
+          );
+        }
+        return { valid: true as const, data: parsed.data };
+      }
       return failure('invalid_arguments', `Arguments do not fit the schema of ${call.tool}.`, {
         issues: reportedIssues(parsed.error.issues),
       });

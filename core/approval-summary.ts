@@ -44,14 +44,69 @@ function resolved(schema: Schema, root: Schema, depth = 0): Schema {
   return target && typeof target === 'object' ? resolved(target as Schema, root, depth + 1) : undefined;
 }
 
+/**
+ * What the walk below learns of a schema, kept per root schema (a tool's schema object lives as long
+ * as its listing): the walk visits every value of the arguments, and an upstream's schema may give
+ * each value ~200 branches (providers/mcp-upstream/schema-cost.ts), so working a schema's branches
+ * out again for every value cost 0.5 s of the worker for 5,000 values. Keyed by subschema, and by a
+ * member's name only where the schema names it, so agents' arguments never grow these.
+ */
+interface Learned {
+  branches: WeakMap<object, Schema[]>;
+  secret: WeakMap<object, boolean>;
+  member: WeakMap<object, Map<string, { schema: Schema }>>;
+  /** The member names (`p:name`, `i:index`) a schema's branches name. */
+  names: WeakMap<object, Set<string>>;
+}
+const learnedByRoot = new WeakMap<object, Learned>();
+/** Stands for every member name (or item position) a schema does not name: they share one answer. */
+const ANY_MEMBER = '\u0000any';
+
+/** The value `map` holds for `key`, made (and kept) on first use. */
+function remembered<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+  const known = map.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
+function learned(root: Schema): Learned | undefined {
+  if (!root) return undefined;
+  return remembered(learnedByRoot, root, () => ({
+    branches: new WeakMap(),
+    secret: new WeakMap(),
+    member: new WeakMap(),
+    names: new WeakMap(),
+  }));
+}
+
+/**
+ * `find()` for a member of `schema`, remembered under the member's name when one of the schema's
+ * branches names it (`names`: the names it has, learned once), else under ANY_MEMBER.
+ */
+function memberSchema(schema: Schema, root: Schema, member: string, names: (b: Schema) => string[], find: () => Schema): Schema {
+  const known = learned(root);
+  if (!known || !schema) return find();
+  const named = remembered(known.names, schema, () => new Set(branches(schema, root).flatMap(names)));
+  const bySchema = remembered(known.member, schema, () => new Map<string, { schema: Schema }>());
+  // Boxed: a member may have no schema (undefined), which is an answer too.
+  return remembered(bySchema, named.has(member) ? member : ANY_MEMBER, () => ({ schema: find() })).schema;
+}
+
 /** The schemas a value must (allOf) or may (anyOf, oneOf) match, its own included. */
-function branches(schema: Schema, root: Schema, depth = 0): Schema[] {
+function branches(schema: Schema, root: Schema): Schema[] {
+  const known = learned(root);
+  return schema && known ? remembered(known.branches, schema, () => branchesOf(schema, root)) : branchesOf(schema, root);
+}
+
+function branchesOf(schema: Schema, root: Schema, depth = 0): Schema[] {
   const own = resolved(schema, root);
   if (!own || typeof own !== 'object' || depth >= MAX_REF_DEPTH) return own ? [own] : [];
   const out: Schema[] = [own];
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const list = own[key];
-    if (Array.isArray(list)) for (const b of list) out.push(...branches(b as Schema, root, depth + 1));
+    if (Array.isArray(list)) for (const b of list) out.push(...branchesOf(b as Schema, root, depth + 1));
   }
   return out;
 }
@@ -63,13 +118,22 @@ function branches(schema: Schema, root: Schema, depth = 0): Schema[] {
  * anyOf/oneOf/allOf branches (`Optional[SecretStr]`, a nullable secret): when unsure, redact.
  */
 export function isSecretSchema(schema: unknown, root?: unknown): boolean {
-  return branches(schema as Schema, (root ?? schema) as Schema).some(
-    (s) => !!s && (s['x-secret'] === true || s.writeOnly === true || s.format === 'password'),
-  );
+  if (!schema || typeof schema !== 'object') return false;
+  const r = (root ?? schema) as Schema;
+  const find = () =>
+    branches(schema as Schema, r).some((s) => !!s && (s['x-secret'] === true || s.writeOnly === true || s.format === 'password'));
+  const known = learned(r);
+  return known ? remembered(known.secret, schema, find) : find();
 }
 
 /** The schema of property `key` of an object schema: `properties`, `patternProperties`, `additionalProperties`, through every branch. */
 function propertySchema(schema: Schema, root: Schema, key: string): Schema {
+  if (!schema) return undefined;
+  const names = (b: Schema) => (b?.properties && typeof b.properties === 'object' ? Object.keys(b.properties).map((k) => `p:${k}`) : []);
+  return memberSchema(schema, root, `p:${key}`, names, () => findPropertySchema(schema, root, key));
+}
+
+function findPropertySchema(schema: Schema, root: Schema, key: string): Schema {
   const candidates: Schema[] = [];
   for (const b of branches(schema, root)) {
     const props = b?.properties as Record<string, Schema> | undefined;
@@ -85,6 +149,15 @@ function propertySchema(schema: Schema, root: Schema, key: string): Schema {
 
 /** The schema of item `index` of an array schema: `prefixItems` / tuple `items`, else `items`, through every branch. */
 function itemSchema(schema: Schema, root: Schema, index: number): Schema {
+  if (!schema) return undefined;
+  const names = (b: Schema) => {
+    const prefix = Array.isArray(b?.prefixItems) ? b.prefixItems : Array.isArray(b?.items) ? b.items : [];
+    return prefix.map((_: unknown, i: number) => `i:${i}`);
+  };
+  return memberSchema(schema, root, `i:${index}`, names, () => findItemSchema(schema, root, index));
+}
+
+function findItemSchema(schema: Schema, root: Schema, index: number): Schema {
   const candidates: Schema[] = [];
   for (const b of branches(schema, root)) {
     const prefix = Array.isArray(b?.prefixItems) ? b.prefixItems : Array.isArray(b?.items) ? b.items : undefined;

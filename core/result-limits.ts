@@ -11,8 +11,12 @@ const decoder = new TextDecoder();
 
 /** Cuts UTF-8 `text` to at most `maxBytes` bytes without splitting a character. */
 export function cutUtf8(text: string, maxBytes: number): string {
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
+  return cutEncoded(encoder.encode(text), maxBytes) ?? text;
+}
+
+/** The text of `bytes` cut to at most `maxBytes` without splitting a character; undefined when it fits. */
+function cutEncoded(bytes: Uint8Array, maxBytes: number): string | undefined {
+  if (bytes.length <= maxBytes) return undefined;
   let end = maxBytes;
   // Step back over continuation bytes (10xxxxxx) to the start of the character that straddles the cut.
   while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
@@ -25,9 +29,22 @@ export function cutUtf8(text: string, maxBytes: number): string {
  */
 export function limitResult(result: unknown, maxBytes: number): { result: unknown; truncated?: true; originalBytes?: number } {
   const json = JSON.stringify(result) ?? 'null';
-  const originalBytes = encoder.encode(json).length;
-  if (originalBytes <= maxBytes) return { result };
-  return { result: cutUtf8(json, maxBytes), truncated: true, originalBytes };
+  return limitJsonText(json, maxBytes, () => result);
+}
+
+/**
+ * limitResult of the value whose JSON.stringify text is `json` (a stored result), worked from the
+ * text: only a result within `maxBytes` is parsed, so reading a 10 MB stored result costs a cut,
+ * not a parse and a second stringify of all of it.
+ */
+export function limitJsonText(
+  json: string,
+  maxBytes: number,
+  value: () => unknown = () => JSON.parse(json),
+): { result: unknown; truncated?: true; originalBytes?: number } {
+  const bytes = encoder.encode(json);
+  const cut = cutEncoded(bytes, maxBytes);
+  return cut === undefined ? { result: value() } : { result: cut, truncated: true, originalBytes: bytes.length };
 }
 
 /** Replaces every occurrence of each secret (ignoring short ones that would mangle text). */
@@ -58,12 +75,32 @@ export function secretForms(secret: string): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** Provider error text for a model: redacted first (so a cut never leaves half a token), then cut. */
+/**
+ * How much of a provider's error text is read at all (UTF-16 code units): a service may answer an
+ * error with a body as large as the response cap (10 MB), and each secret form is one scan of what
+ * is read, yet only ERROR_TEXT_MAX_CHARS of it is ever shown.
+ */
+export const ERROR_TEXT_SCAN_CHARS = 16 * 1024;
+
+/**
+ * Provider error text for a model: redacted first (so a cut never leaves half a token), then cut.
+ * Only the first ERROR_TEXT_SCAN_CHARS are redacted; when the text is longer, the last characters
+ * of that part are dropped too, as many as the longest secret form less one, since a secret
+ * straddling the cut would show its first half there unredacted.
+ */
 export function providerErrorText(text: string, secrets: readonly string[]): string {
-  const clean = redact(text, secrets.filter((s) => s.length >= 6).flatMap(secretForms))
-    .replace(/\s+/g, ' ')
-    .trim();
-  const chars = [...clean];
-  // Cut by characters (code points), never between the two halves of a surrogate pair.
-  return chars.length > ERROR_TEXT_MAX_CHARS ? `${chars.slice(0, ERROR_TEXT_MAX_CHARS - 1).join('')}…` : clean;
+  const forms = secrets.filter((s) => s.length >= 6).flatMap(secretForms);
+  const longer = text.length > ERROR_TEXT_SCAN_CHARS;
+  let head = redact(longer ? text.slice(0, ERROR_TEXT_SCAN_CHARS) : text, forms);
+  if (longer) head = head.slice(0, head.length - Math.max(0, ...forms.map((f) => f.length - 1)));
+  const clean = head.replace(/\s+/g, ' ').trim();
+  // Cut by characters (code points), never between the two halves of a surrogate pair: the first
+  // 300 code points lie within the first 600 code units, so only those are split into characters.
+  const chars = [...clean.slice(0, 2 * ERROR_TEXT_MAX_CHARS)];
+  if (longer || clean.length > 2 * ERROR_TEXT_MAX_CHARS || chars.length > ERROR_TEXT_MAX_CHARS) {
+    const kept = chars.slice(0, ERROR_TEXT_MAX_CHARS - 1).join('');
+    // A lone high surrogate at the end (the dropped tail cut a pair) is not shown.
+    return `${kept.replace(/[\uD800-\uDBFF]$/, '')}…`;
+  }
+  return clean;
 }

@@ -16,7 +16,7 @@
  */
 
 import type { ToolOutcome } from './execution.js';
-import { limitResult } from './result-limits.js';
+import { limitJsonText } from './result-limits.js';
 
 /** Default of RESULT_INLINE_MAX_BYTES: results (as JSON) above this are stored, not carried by the workflow. */
 export const RESULT_INLINE_MAX_BYTES = 2048;
@@ -67,7 +67,8 @@ export function outcomeOfStoredResult(
   ref: StoredResultRef,
   maxResultBytes: number,
 ): { ok: true; result: unknown; truncated?: true; originalBytes?: number; resultRef?: string; totalBytes?: number } {
-  const limited = limitResult(JSON.parse(json), maxResultBytes);
+  // `json` is JSON.stringify's text of the result (deliverResult), so the cut is made on it directly.
+  const limited = limitJsonText(json, maxResultBytes);
   return limited.truncated ? { ok: true, ...limited, resultRef: ref.resultRef, totalBytes: ref.totalBytes } : { ok: true, ...limited };
 }
 

@@ -1,6 +1,6 @@
 import { ProviderHttpError } from '../http.js';
 import type { Credential, ToolContext } from '../sdk.js';
-import { htmlToText, signedInUser } from './html.js';
+import { htmlToText, PAGE_MAX_CHARS, signedInUser } from './html.js';
 
 /** The account name in HN's session cookie (`user=<name>&<hash>`), when the bundle has one. */
 export function cookieUser(credential: Credential): string | undefined {
@@ -22,7 +22,7 @@ export async function hnPage(ctx: ToolContext, path: string, init: RequestInit =
   if (res.status >= 300 && res.status < 400 && /(^|\/)login\b/.test(location)) {
     throw new ProviderHttpError(401, 'Hacker News asked to sign in again');
   }
-  if (!res.ok) throw ProviderHttpError.of(res, htmlToText(page).slice(0, 300));
+  if (!res.ok) throw ProviderHttpError.of(res, htmlToText(page.slice(0, PAGE_MAX_CHARS)).slice(0, 300));
   const me = signedInUser(page);
   if (!me) throw new ProviderHttpError(401, 'Hacker News does not know this session any more (signed out or expired)');
   return { page, me };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProviderHttpError } from '../http.js';
 import { defineProvider, defineTool, type ToolContext } from '../sdk.js';
 import { cookieUser, hnPage, userPath, whoami } from './api.js';
-import { htmlToText, parseProfile, parseReplyForm, parseStories } from './html.js';
+import { htmlToText, PAGE_MAX_CHARS, parseProfile, parseReplyForm, parseStories } from './html.js';
 
 const username = z
   .string()
@@ -83,11 +83,14 @@ const submitComment = defineTool({
     if (res.status >= 300 && res.status < 400 && !/(^|\/)login\b/.test(location)) {
       return { posted: true, parentId: args.parentId, url: `${ctx.apiBaseUrl}/item?id=${args.parentId}` };
     }
-    if (/(^|\/)login\b/.test(location) || /<form\b[^>]*action\s*=\s*["']login/i.test(body)) {
+    if (/(^|\/)login\b/.test(location) || /<form\b[^<>]*action\s*=\s*["']login/i.test(body.slice(0, PAGE_MAX_CHARS))) {
       throw new ProviderHttpError(401, 'Hacker News asked to sign in again');
     }
     // HN explains a refusal ("You're posting too fast…") in a short page.
-    throw new ProviderHttpError(res.ok ? 400 : res.status, htmlToText(body).slice(0, 300) || 'Hacker News did not take the comment');
+    throw new ProviderHttpError(
+      res.ok ? 400 : res.status,
+      htmlToText(body.slice(0, PAGE_MAX_CHARS)).slice(0, 300) || 'Hacker News did not take the comment',
+    );
   },
 });
 

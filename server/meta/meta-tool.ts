@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { forTenant } from '../../connections/services.js';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues, MetaToolError } from '../../core/errors.js';
-import { MAX_ARGUMENT_NESTING, nestsDeeperThan } from '../../core/json-depth.js';
+import { jsonShapeExcess, MAX_ARGUMENT_NESTING, MAX_ARGUMENT_VALUES, MAX_OBJECT_KEYS } from '../../core/json-depth.js';
 import type { ServiceContext } from '../context.js';
 import type { BatchProgress } from '../execution/batch-progress.js';
 
@@ -55,8 +55,13 @@ export async function runMetaTool(
     const body = tool.invalidArguments?.(issues) ?? { error: `Invalid arguments for ${tool.name}: ${formatIssues(issues)}` };
     return new MetaToolError(body as MetaToolError['body'], 400);
   };
-  if (nestsDeeperThan(args, MAX_ARGUMENT_NESTING)) {
-    const message = `arguments are nested more than ${MAX_ARGUMENT_NESTING} levels deep`;
+  const excess = jsonShapeExcess(args, { depth: MAX_ARGUMENT_NESTING, values: MAX_ARGUMENT_VALUES, keys: MAX_OBJECT_KEYS });
+  if (excess) {
+    const message = {
+      depth: `arguments are nested more than ${MAX_ARGUMENT_NESTING} levels deep`,
+      values: `arguments hold more than ${MAX_ARGUMENT_VALUES} values`,
+      keys: `an object in the arguments has more than ${MAX_OBJECT_KEYS} keys`,
+    }[excess];
     throw invalid([{ code: 'custom', path: [], message, input: undefined }]);
   }
   const parsed = tool.input.safeParse(args ?? {});

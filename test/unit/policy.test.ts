@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { hasConnectionRole, isProviderEnabled, isToolAllowed, matchesPattern, sharingAdmits } from '../../core/policy.js';
+import {
+  hasConnectionRole,
+  isProviderEnabled,
+  isToolAllowed,
+  matchesPattern,
+  sharingAdmits,
+  TOOL_PATTERNS_MAX,
+  tenantSettingsSchema,
+} from '../../core/policy.js';
 
 describe('policy', () => {
   it('matches * against any run of characters and nothing else as special', () => {
@@ -28,6 +36,18 @@ describe('policy', () => {
     expect(matchesPattern(pattern, 'a'.repeat(64))).toBe(false);
     expect(matchesPattern(pattern, `${'a'.repeat(64)}b`)).toBe(true);
     expect(isToolAllowed({ excludeTools: [pattern] }, 'a'.repeat(64))).toBe(true);
+  });
+
+  it('refuses settings whose pattern lists would cost each search too much: more than 100 patterns, or one over 128 characters', () => {
+    const many = Array.from({ length: TOOL_PATTERNS_MAX + 1 }, (_, i) => `*a*a*a*${i}`);
+    for (const key of ['allowedTools', 'includeTools', 'excludeTools', 'approvalTools']) {
+      const refused = tenantSettingsSchema.safeParse({ [key]: many });
+      expect(refused.success, key).toBe(false);
+      expect(refused.error?.issues[0].message).toBe(`expected at most ${TOOL_PATTERNS_MAX} patterns`);
+      expect(tenantSettingsSchema.safeParse({ [key]: many.slice(1) }).success, key).toBe(true);
+    }
+    expect(tenantSettingsSchema.safeParse({ excludeTools: ['a'.repeat(129)] }).success).toBe(false);
+    expect(tenantSettingsSchema.safeParse({ excludeTools: ['a'.repeat(128)] }).success).toBe(true);
   });
 
   it('applies allowedTools, includeTools and excludeTools together', () => {

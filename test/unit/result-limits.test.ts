@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { cutUtf8, limitResult, providerErrorText, REDACTED } from '../../core/result-limits.js';
+import { describe, expect, it, vi } from 'vitest';
+import { cutUtf8, ERROR_TEXT_SCAN_CHARS, limitResult, providerErrorText, REDACTED } from '../../core/result-limits.js';
+import { outcomeOfStoredResult } from '../../core/stored-results.js';
 
 /** The longest run of whole characters of `text` within `maxBytes` UTF-8 bytes, counted one character at a time. */
 function expectedCut(text: string, maxBytes: number): string {
@@ -83,6 +84,43 @@ describe('provider error text', () => {
       'lin_api_key_9012',
     ]);
     expect(out).toBe(`access ${REDACTED} refresh ${REDACTED} key ${REDACTED}`);
+  });
+});
+
+describe('work bounded by the size of what is shown', () => {
+  const token = 'gho_Ab1/Cd2+Ef3=Gh4?Ij5&Kl6_Mn7-Op8';
+
+  it('reads only the first part of a long error body: what lies past it is never scanned nor shown', () => {
+    // Each secret form is one scan of the text: a 10 MB error body would be scanned in full per form.
+    const out = providerErrorText(`${' '.repeat(ERROR_TEXT_SCAN_CHARS)}words past the scanned part`, [token]);
+    expect(out).not.toContain('words');
+    expect(out).toBe('…');
+  });
+
+  it('never shows the first half of a secret that straddles the end of the scanned part', () => {
+    for (const back of [1, 5, 10, token.length - 1]) {
+      const text = `${' '.repeat(ERROR_TEXT_SCAN_CHARS - back)}${token} tail`;
+      const out = providerErrorText(text, [token]);
+      expect(out, `back ${back}`).not.toContain(token.slice(0, Math.min(back, 4)));
+    }
+    const cut = providerErrorText(`${'😀 '.repeat(ERROR_TEXT_SCAN_CHARS)}`, [token]);
+    expect([...cut]).toHaveLength(300);
+    expect(cut.endsWith('…')).toBe(true);
+  });
+
+  it('cuts a stored result from its JSON text, parsing only a result that fits', () => {
+    const result = { items: Array.from({ length: 5000 }, (_, i) => ({ id: i, name: `é${i}` })) };
+    const json = JSON.stringify(result);
+    const ref = { resultRef: 'r1', totalBytes: Buffer.byteLength(json) };
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const cut = outcomeOfStoredResult(json, ref, 1000);
+      expect(parse).not.toHaveBeenCalled();
+      expect(cut).toEqual({ ok: true, ...limitResult(result, 1000), resultRef: 'r1', totalBytes: ref.totalBytes });
+      expect(outcomeOfStoredResult(json, ref, json.length * 2)).toEqual({ ok: true, result });
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 
