@@ -10,8 +10,8 @@ import {
   startHostileUpstreams,
 } from '../test/support/hostile-tenant.js';
 import { round } from './lib/alternate.js';
-import { beginRun, resultHeader } from './lib/benchmark.js';
 import { withBenchStack } from './lib/bench-stack.js';
+import { beginRun, resultHeader } from './lib/benchmark.js';
 import { positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, type Summary, summary } from './lib/stats.js';
 
