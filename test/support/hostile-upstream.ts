@@ -71,11 +71,13 @@ export async function startHostileUpstream(options: HostileUpstreamOptions): Pro
   });
   const waiting: ((line: Record<string, unknown>) => void)[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    let answer: Record<string, unknown>;
     try {
-      waiting.shift()?.(JSON.parse(line));
+      answer = JSON.parse(line);
     } catch {
-      // Not one of its answers.
+      return; // Not one of its answers.
     }
+    waiting.shift()?.(answer);
   });
   const nextLine = () => new Promise<Record<string, unknown>>((resolve) => waiting.push(resolve));
   const exited = new Promise<never>((_, reject) =>
