@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import * as callCost from './call-cost.js';
 import * as connectionWait from './connection-wait.js';
 import * as executeOverhead from './execute-overhead.js';
+import * as hostileTenant from './hostile-tenant.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { writeResults } from './lib/results.js';
 import * as parkedWaits from './parked-waits.js';
@@ -11,7 +12,17 @@ import * as storedResults from './stored-results.js';
 import * as throughput from './throughput.js';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-const BENCHMARKS: Benchmark[] = [connectionWait, executeOverhead, callCost, throughput, parkedWaits, refreshStorm, search, storedResults];
+const BENCHMARKS: Benchmark[] = [
+  connectionWait,
+  executeOverhead,
+  callCost,
+  throughput,
+  parkedWaits,
+  refreshStorm,
+  search,
+  storedResults,
+  hostileTenant,
+];
 
 /**
  * `npm run bench` runs every benchmark one after another (they would skew each other's timings

@@ -19,10 +19,14 @@ export interface TestUpstream {
   calls: string[];
   /** Headers of every request, in order. */
   requests: { method: string; sessionId?: string; apiKey?: string }[];
+  /** tools/list pages of `listedSchemas` answered. */
+  readonly listPages: number;
   /** Drops every session, as a restarted server would. */
   dropSessions(): void;
   /** Adds a tool and tells open sessions their tool list changed. */
   addTool(name: string): void;
+  /** Tells every open session its tool list changed (notifications/tools/list_changed), changing nothing; answers how many were told. */
+  announceToolsChanged(): number;
   close(): Promise<void>;
 }
 
@@ -36,12 +40,17 @@ export async function startTestUpstream(
      * extraTools registered a tool of that name.
      */
     listedSchemas?: Record<string, Record<string, unknown>>;
+    /** A request with a wrong `apiKey` is refused this much later, as servers that slow down guessing do. */
+    refusalDelayMs?: number;
+    /** tools/list of `listedSchemas` answers this many tools a page (with a cursor to the next), else all at once. */
+    listPageSize?: number;
   } = {},
 ): Promise<TestUpstream> {
   const calls: string[] = [];
   const requests: TestUpstream['requests'] = [];
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const added: string[] = [];
+  let listPages = 0;
 
   function build(): McpServer {
     const server = new McpServer({ name: 'test-upstream', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
@@ -127,9 +136,14 @@ export async function startTestUpstream(
           // extraTools registered it: its own handler answers.
         }
       }
-      server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
-        tools: Object.entries(listed).map(([name, inputSchema]) => ({ name, description: `Hand-written schema: ${name}`, inputSchema })),
-      }));
+      const all = Object.entries(listed).map(([name, inputSchema]) => ({ name, description: `Hand-written schema: ${name}`, inputSchema }));
+      const pageSize = options.listPageSize ?? all.length;
+      server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+        listPages++;
+        const from = Number(request.params?.cursor ?? 0) || 0;
+        const to = from + pageSize;
+        return { tools: all.slice(from, to), ...(to < all.length && { nextCursor: String(to) }) };
+      });
     }
     return server;
   }
@@ -139,6 +153,7 @@ export async function startTestUpstream(
     const apiKey = req.headers['x-api-key'] as string | undefined;
     requests.push({ method: req.method ?? '', sessionId, apiKey });
     if (options.apiKey && apiKey !== options.apiKey) {
+      if (options.refusalDelayMs) await new Promise((resolve) => setTimeout(resolve, options.refusalDelayMs));
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad key' }));
       return;
     }
@@ -174,6 +189,9 @@ export async function startTestUpstream(
     port,
     calls,
     requests,
+    get listPages() {
+      return listPages;
+    },
     dropSessions() {
       for (const { server } of sessions.values()) void server.close();
       sessions.clear();
@@ -186,6 +204,10 @@ export async function startTestUpstream(
           return { content: [{ type: 'text', text: name }] };
         });
       }
+    },
+    announceToolsChanged() {
+      for (const { server } of sessions.values()) server.sendToolListChanged();
+      return sessions.size;
     },
     async close() {
       for (const { server } of sessions.values()) await server.close().catch(() => {});

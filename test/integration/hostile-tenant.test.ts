@@ -1,0 +1,97 @@
+import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentile } from '../../bench/lib/stats.js';
+import { type Stack, startStack } from '../support/harness.js';
+import {
+  attack,
+  type HonestOp,
+  HonestTenant,
+  type HostileTenantSizes,
+  type HostileWorld,
+  prepareHostileWorld,
+  REFUSED_KEY_PREFIX,
+  startHostileUpstreams,
+} from '../support/hostile-tenant.js';
+
+// One tenant's hostile upstream at its worst, another tenant's requests timed side by side, on
+// real parts (test/support/hostile-tenant.ts): the hostile server in a process of its own, the
+// whole stack (HTTP server and worker) in this one, as one Switchboard process serves every
+// tenant. bench/hostile-tenant.ts is the same world at full size, with the figures.
+
+/**
+ * The most synchronous work one hostile listing, call or refused key may cost Switchboard's shared
+ * event loop: no request of another tenant may wait longer than this on it.
+ */
+const HOSTILE_WORK_BUDGET_MS = 1000;
+
+/** Smaller than the benchmark's (300 tools, 64,000 colons): each part alone still costs seconds where it is unbounded. */
+const SIZES: HostileTenantSizes = { tools: 6, schemaBytes: 60_000, colons: 32_000, refusedKeys: 250, slowCallMs: 1500 };
+const WARM_UP_MS = 2000;
+const QUIET_MS = 4000;
+const ATTACK = { windowMs: 10_000, searches: 40, calls: 10, bursts: 2 };
+const OPS: HonestOp[] = ['execute_tools', 'search_tools', 'slow_call'];
+
+let upstreams: Awaited<ReturnType<typeof startHostileUpstreams>>;
+let stack: Stack;
+let world: HostileWorld;
+
+beforeAll(async () => {
+  upstreams = await startHostileUpstreams(SIZES);
+  stack = await startStack({ env: upstreams.env });
+  world = await prepareHostileWorld(stack, upstreams, SIZES);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await upstreams?.close();
+});
+
+describe("a tenant's hostile upstream and another tenant", () => {
+  it("no request of tenant B waits more than the hostile work's budget while tenant A's upstream does its worst, and B's answers are all right", async () => {
+    const b = new HonestTenant(world);
+    // Round 0 warms up (the first workflows, B's session at `shared`, opened before any refused key); round 1 is measured.
+    b.start();
+    await sleep(WARM_UP_MS);
+    b.round = 1;
+    await sleep(QUIET_MS);
+    b.phase = 'attack';
+    const report = await attack(world, ATTACK);
+    await b.stop();
+    if (process.env.HOSTILE_TENANT_SAMPLES)
+      writeFileSync(process.env.HOSTILE_TENANT_SAMPLES, JSON.stringify({ report, samples: b.samples }));
+
+    // The attack did what it says: listings of the hostile server, colon calls, refused keys.
+    expect(report.searches).toBeGreaterThan(0);
+    expect(report.calls).toBeGreaterThan(0);
+    expect(report.refusedKeys).toBeGreaterThanOrEqual(SIZES.refusedKeys);
+    const refusedAtShared = world.shared.requests.filter((r) => r.apiKey?.startsWith(REFUSED_KEY_PREFIX)).length;
+    expect(refusedAtShared).toBeGreaterThanOrEqual(SIZES.refusedKeys / 2);
+    expect(report.upstream.listPages).toBeGreaterThan(0);
+
+    const waits = OPS.map((op) => {
+      const quiet = b.of(op, 'quiet').filter((s) => s.round === 1);
+      const underAttack = b.of(op, 'attack');
+      expect(quiet.length, op).toBeGreaterThan(0);
+      expect(underAttack.length, op).toBeGreaterThan(0);
+      const quietP99 = percentile(
+        quiet.map((s) => s.ms),
+        99,
+      );
+      const worst = Math.max(...underAttack.map((s) => s.ms));
+      return { op, quietP99: Math.round(quietP99), worstUnderAttack: Math.round(worst), waited: Math.round(worst - quietP99) };
+    });
+    const context = JSON.stringify({ waits, attack: { ...report, maxLoopDelayMs: Math.round(report.maxLoopDelayMs) } });
+    // Waited: the worst request under attack beyond what that request costs B when nobody attacks.
+    expect
+      .soft(
+        waits.filter((w) => w.waited > HOSTILE_WORK_BUDGET_MS),
+        context,
+      )
+      .toEqual([]);
+    expect(
+      b.samples.filter((s) => s.problem).map((s) => `${s.op} (${s.phase}): ${s.problem}`),
+      context,
+    ).toEqual([]);
+  }, 120_000);
+});
