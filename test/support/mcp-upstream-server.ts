@@ -76,7 +76,7 @@ export async function startTestUpstream(
     });
     server.registerTool(
       'fail',
-      { description: 'Always fails with a message', inputSchema: { secret: z.string().optional() } },
+      { description: 'Always fails with a message', inputSchema: { secret: z.string().optional() }, annotations: { readOnlyHint: true } },
       async ({ secret }) => {
         calls.push('fail');
         return { isError: true, content: [{ type: 'text', text: `it broke: ${secret ?? ''} ${'x'.repeat(500)}` }] };
@@ -103,13 +103,13 @@ export async function startTestUpstream(
         return { content: [{ type: 'text', text: `waited ${ms}` }] };
       },
     );
-    server.registerTool('slow', { description: 'Takes five seconds' }, async () => {
+    server.registerTool('slow', { description: 'Takes five seconds', annotations: { readOnlyHint: true } }, async () => {
       calls.push('slow');
       await new Promise((r) => setTimeout(r, 5000));
       return { content: [{ type: 'text', text: 'done' }] };
     });
     for (const name of added) {
-      server.registerTool(name, { description: `Added later: ${name}` }, async () => {
+      server.registerTool(name, { description: `Added later: ${name}`, annotations: { readOnlyHint: true } }, async () => {
         calls.push(name);
         return { content: [{ type: 'text', text: name }] };
       });
@@ -128,7 +128,13 @@ export async function startTestUpstream(
         }
       }
       server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
-        tools: Object.entries(listed).map(([name, inputSchema]) => ({ name, description: `Hand-written schema: ${name}`, inputSchema })),
+        // Listed read-only: their calls run without an approval (what these tools test is the schema).
+        tools: Object.entries(listed).map(([name, inputSchema]) => ({
+          name,
+          description: `Hand-written schema: ${name}`,
+          inputSchema,
+          annotations: { readOnlyHint: true },
+        })),
       }));
     }
     return server;
@@ -181,7 +187,7 @@ export async function startTestUpstream(
     addTool(name) {
       added.push(name);
       for (const { server } of sessions.values()) {
-        server.registerTool(name, { description: `Added later: ${name}` }, async () => {
+        server.registerTool(name, { description: `Added later: ${name}`, annotations: { readOnlyHint: true } }, async () => {
           calls.push(name);
           return { content: [{ type: 'text', text: name }] };
         });
