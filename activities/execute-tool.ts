@@ -150,7 +150,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
      * recorded and its approval workflow started (approvals/prepare.ts); the answer is approval_required.
      */
     const gate = (found: ToolEntry, account?: Account): Promise<ToolOutcome> | undefined => {
-      if (options.approved || !needsApproval(settings, found.tool)) return undefined;
+      if (options.approved || !needsApproval(settings, found)) return undefined;
       return requestApproval(deps, {
         callKey: input.callKey,
         tenantId: input.tenantId,

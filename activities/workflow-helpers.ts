@@ -6,8 +6,10 @@ import { MetaToolError } from '../core/errors.js';
 import type { ToolOutcome } from '../core/execution.js';
 import { ResultReadError } from '../core/result-slices.js';
 import { workflowResultLimit } from '../core/stored-results.js';
+import { toolAccessFor } from '../core/tool-overrides.js';
 import type { ToolAccess } from '../providers/sdk.js';
 import { getApprovalForRequester } from '../store/approvals.js';
+import { getTenant } from '../store/tenants.js';
 import type { ActivityDeps } from './deps.js';
 import { type ReadResultRequest, type ResultSliceAnswer, readResultSlice } from './read-result.js';
 
@@ -53,11 +55,14 @@ export function createWorkflowHelperActivities(
      * Whether a tool only reads (`read`), writes or destroys: an agent workflow repeats a
      * rate-limited call by itself only when it reads. Undefined for a name this deployment does not
      * know (a remote source's tool), which counts as a write. With `tenantId` (histories before it
-     * lack it), that tenant's own upstream servers' tools are known too.
+     * lack it), that tenant's own upstream servers' tools are known too, and its overrides apply (a
+     * tool it treats as read-only reads).
      */
     async toolAccess(input: { tool: string; tenantId?: string }): Promise<ToolAccess | undefined> {
-      const registry = input.tenantId ? await deps.registry.forTenant(input.tenantId) : deps.registry;
-      return registry.toolByQualifiedName(input.tool)?.tool.access;
+      if (!input.tenantId) return deps.registry.toolByQualifiedName(input.tool)?.tool.access;
+      const [registry, tenant] = await Promise.all([deps.registry.forTenant(input.tenantId), getTenant(deps.pool, input.tenantId)]);
+      const entry = registry.toolByQualifiedName(input.tool);
+      return entry && toolAccessFor(tenant?.settings ?? {}, entry);
     },
 
     /**

@@ -3,6 +3,7 @@
  * (the gate), search, get_tool_schema, the portal and the decision all ask these same functions.
  */
 import { ADMIN_ROLE, matchesAny, type TenantSettings } from './policy.js';
+import { type NamedTool, toolAccessFor, toolOverrideFor } from './tool-overrides.js';
 
 /** Whether destructive tools need approval when a tenant has not said. */
 export const APPROVE_DESTRUCTIVE_DEFAULT = true;
@@ -19,12 +20,16 @@ export const DEFAULT_APPROVAL_TTL_SEC = 24 * 3600;
 export const MAX_APPROVAL_TTL_SEC = 30 * 24 * 3600;
 
 /**
- * Whether a call of this tool needs approval: its unqualified name matches `approvalTools`, or it
- * is marked destructive and `approveDestructive` is on (the default).
+ * Whether a call of this tool needs approval: a tool override says so (`always-ask`, `never-ask`:
+ * core/tool-overrides.ts); else its unqualified name matches `approvalTools`, or its access for the
+ * tenant is destructive and `approveDestructive` is on (the default).
  */
-export function needsApproval(settings: TenantSettings, tool: { name: string; access: string }): boolean {
-  if (settings.approvalTools?.length && matchesAny(settings.approvalTools, tool.name)) return true;
-  return tool.access === 'destructive' && (settings.approveDestructive ?? APPROVE_DESTRUCTIVE_DEFAULT);
+export function needsApproval(settings: TenantSettings, entry: NamedTool): boolean {
+  const override = toolOverrideFor(settings, entry);
+  if (override === 'always-ask') return true;
+  if (override === 'never-ask') return false;
+  if (settings.approvalTools?.length && matchesAny(settings.approvalTools, entry.tool.name)) return true;
+  return toolAccessFor(settings, entry) === 'destructive' && (settings.approveDestructive ?? APPROVE_DESTRUCTIVE_DEFAULT);
 }
 
 export const approverRoles = (settings: TenantSettings): readonly string[] => settings.approverRoles ?? DEFAULT_APPROVER_ROLES;

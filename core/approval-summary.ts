@@ -4,6 +4,8 @@
  * on a page, answered to the agent and kept in a database row without carrying a secret. Pure.
  */
 
+import { isSecretName } from './secret-names.js';
+
 /** Shown instead of a secret argument's value. */
 export const SECRET_PLACEHOLDER = '[secret]';
 /** A string longer than this many characters is cut (with an ellipsis and its length). */
@@ -20,12 +22,6 @@ export interface ApprovalSummary {
   account: string | null;
   arguments: Record<string, unknown>;
 }
-
-/**
- * Names whose value is a secret even when a schema does not say so (defence in depth: an upstream
- * MCP server's schema may not mark them).
- */
-const SECRET_NAME = /(pass(word|phrase)?|secret|token|api[-_]?key|credential|private[-_]?key|authorization|cookie)/i;
 
 type Schema = Record<string, unknown> | undefined;
 
@@ -200,7 +196,7 @@ function redact(value: unknown, schema: Schema, root: Schema, depth: number, cut
   const out: Record<string, unknown> = {};
   for (const [key, v] of cut ? entries.slice(0, SUMMARY_ITEMS_MAX) : entries) {
     const shownKey = cut ? cutString(key) : key;
-    const secretByName = SECRET_NAME.test(key) && typeof v !== 'boolean' && v !== null;
+    const secretByName = isSecretName(key) && typeof v !== 'boolean' && v !== null;
     put(out, shownKey, secretByName ? secret(v) : redact(v, propertySchema(schema, root, key), root, depth + 1, cut, secret));
   }
   if (cut && entries.length > SUMMARY_ITEMS_MAX) put(out, '…', `${entries.length - SUMMARY_ITEMS_MAX} more`);

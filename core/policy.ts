@@ -23,6 +23,38 @@ const toolPatternsSchema = z.array(toolPatternSchema).max(TOOL_PATTERNS_MAX, `ex
 /** A role name: letters, digits, `_`, `-`, `.` and `:`. */
 export const roleNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'expected a non-empty role name of letters, digits, _, -, . and :');
 
+/** What a tool override does (core/tool-overrides.ts): never ask for approval, always ask, or treat the tool as read-only. */
+export const TOOL_OVERRIDE_MODES = ['never-ask', 'always-ask', 'read-only'] as const;
+export type ToolOverrideMode = (typeof TOOL_OVERRIDE_MODES)[number];
+/** At most this many tool overrides per tenant, each pattern at most this long: every search and call reads them. */
+export const TOOL_OVERRIDES_MAX = 100;
+export const TOOL_OVERRIDE_PATTERN_MAX_CHARS = 200;
+
+/** One override: a pattern over qualified tool names (`notion_api_post_search`, `playwright_browser_*`) and its mode. */
+export const toolOverrideSchema = z.strictObject({
+  pattern: z
+    .string()
+    .max(TOOL_OVERRIDE_PATTERN_MAX_CHARS, `expected a pattern of at most ${TOOL_OVERRIDE_PATTERN_MAX_CHARS} characters`)
+    .regex(/^[A-Za-z0-9_*-]+$/, 'expected a non-empty pattern over qualified tool names: letters, digits, _, - and *'),
+  mode: z.enum(TOOL_OVERRIDE_MODES, { error: `expected one of ${TOOL_OVERRIDE_MODES.join(', ')}` }),
+});
+export type ToolOverride = z.infer<typeof toolOverrideSchema>;
+
+/** The pattern as it is compared: case aside, `-` and `_` alike (upstream names are kept as `a_b` for `A-B`). */
+export const comparableToolName = (name: string): string => name.toLowerCase().replace(/-/g, '_');
+
+const toolOverridesSchema = z
+  .array(toolOverrideSchema)
+  .max(TOOL_OVERRIDES_MAX, `expected at most ${TOOL_OVERRIDES_MAX} tool overrides`)
+  .superRefine((overrides, ctx) => {
+    const seen = new Set<string>();
+    overrides.forEach((o, i) => {
+      const key = comparableToolName(o.pattern);
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i, 'pattern'], message: 'this pattern is listed twice' });
+      seen.add(key);
+    });
+  });
+
 /** A tenant's settings, as stored in `tenants.settings`. An absent key places no restriction. */
 export const tenantSettingsSchema = z.strictObject({
   /** Providers the tenant enabled. Absent: every registered provider is enabled. */
@@ -39,6 +71,8 @@ export const tenantSettingsSchema = z.strictObject({
   approvalTools: toolPatternsSchema.optional(),
   /** Every tool marked destructive needs approval. Absent: true. */
   approveDestructive: z.boolean().optional(),
+  /** Per-tool overrides of approval and access, by pattern over qualified tool names (core/tool-overrides.ts). */
+  toolOverrides: toolOverridesSchema.optional(),
   /** Who may approve: role names, and `self` for the caller themself. Absent: `self` and `admin`. */
   approverRoles: z.array(roleNameSchema).min(1, 'expected at least one approver role (or self)').optional(),
   /** Who approves calls on organisation accounts (default: approverRoles); without `self`, never the caller. */

@@ -91,3 +91,15 @@ export async function countFinishedCalls(db: Queryable, callKeys: readonly strin
   const { rows } = await db.query('SELECT count(*)::int AS n FROM audit_log WHERE call_key = ANY($1) AND outcome IS NOT NULL', [callKeys]);
   return rows[0].n;
 }
+
+/** An administrator's change of the tenant's settings (`detail`: what they set), for who-changed-what. */
+export async function recordSettingsChange(
+  db: Queryable,
+  row: { tenantId: string; actorUserId: string; detail: Record<string, unknown> },
+): Promise<void> {
+  await db.query(`INSERT INTO audit_log (tenant_id, kind, actor_user_id, detail) VALUES ($1, 'settings_change', $2, $3)`, [
+    row.tenantId,
+    row.actorUserId,
+    row.detail,
+  ]);
+}

@@ -1,6 +1,6 @@
 import type { TenantSettings } from '../core/policy.js';
 import { newId } from './ids.js';
-import type { Queryable } from './queryable.js';
+import { inTransaction, lockKey, type Queryable } from './queryable.js';
 
 export interface Tenant {
   id: string;
@@ -36,4 +36,21 @@ export async function listTenants(db: Queryable): Promise<Tenant[]> {
 export async function updateTenantSettings(db: Queryable, id: string, settings: TenantSettings): Promise<Tenant | undefined> {
   const { rows } = await db.query('UPDATE tenants SET settings = $2 WHERE id = $1 RETURNING id, name, settings', [id, settings]);
   return rows[0] ? fromRow(rows[0]) : undefined;
+}
+
+/**
+ * Reads a tenant's settings, changes them with `change` and stores the result, under the tenant's
+ * settings lock: two administrators changing different settings at once never undo each other.
+ * Undefined for an unknown tenant (nothing is stored). `change` may throw to store nothing.
+ */
+export function changeTenantSettings(
+  db: Queryable,
+  tenantId: string,
+  change: (current: TenantSettings) => TenantSettings,
+): Promise<Tenant | undefined> {
+  return inTransaction(db, async (tx) => {
+    await lockKey(tx, `tenant-settings:${tenantId}`);
+    const tenant = await getTenant(tx, tenantId);
+    return tenant && updateTenantSettings(tx, tenantId, change(tenant.settings));
+  });
 }

@@ -1,13 +1,27 @@
 // Tenant settings: enabled providers, tool filters, connection roles, approvals.
-import { type TenantSettings, tenantSettingsSchema } from '../../core/policy.js';
+import {
+  type TenantSettings,
+  TOOL_OVERRIDE_MODES,
+  TOOL_OVERRIDES_MAX,
+  type ToolOverride,
+  tenantSettingsSchema,
+} from '../../core/policy.js';
 import { builtinProviders } from '../../providers/index.js';
-import { inTransaction, lockKey } from '../../store/queryable.js';
-import { updateTenantSettings } from '../../store/tenants.js';
-import { type Context, type Group, list, need, oneOf, requireTenant, tenantCommand, UsageError, type Values } from './cli.js';
+import { changeTenantSettings } from '../../store/tenants.js';
+import { type Context, type Group, list, need, oneOf, tenantCommand, UsageError, type Values } from './cli.js';
 import { knownIntegrationsOf } from './known-providers.js';
 
-/** Each list setting, the option that sets it and the flag that removes it. */
-const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[] = [
+/**
+ * Each list setting, the option that sets it and the flag that removes it; `item` reads one of the
+ * option's comma-separated items (default: the text as it is), `shown` writes one back for an error.
+ */
+const LIST_SETTINGS: {
+  key: keyof TenantSettings;
+  set: string;
+  clear: string;
+  item?: (text: string) => unknown;
+  shown?: (value: unknown) => string;
+}[] = [
   { key: 'enabledProviders', set: 'enable-providers', clear: 'all-providers' },
   { key: 'allowedTools', set: 'allowed-tools', clear: 'no-allowed-tools' },
   { key: 'includeTools', set: 'include-tools', clear: 'no-include-tools' },
@@ -16,6 +30,24 @@ const LIST_SETTINGS: { key: keyof TenantSettings; set: string; clear: string }[]
   { key: 'approvalTools', set: 'approval-tools', clear: 'no-approval-tools' },
   { key: 'approverRoles', set: 'approver-roles', clear: 'default-approvers' },
   { key: 'orgApproverRoles', set: 'org-approver-roles', clear: 'default-org-approvers' },
+  {
+    key: 'toolOverrides',
+    set: 'tool-overrides',
+    clear: 'no-tool-overrides',
+    item(text) {
+      const at = text.lastIndexOf('=');
+      if (at < 0) {
+        throw new UsageError(
+          `--tool-overrides: "${text}" is not valid (expected pattern=mode, mode one of ${TOOL_OVERRIDE_MODES.join(', ')})`,
+        );
+      }
+      return { pattern: text.slice(0, at).trim(), mode: text.slice(at + 1).trim() };
+    },
+    shown: (value) => {
+      const { pattern, mode } = (value ?? {}) as Partial<ToolOverride>;
+      return `${pattern}=${mode}`;
+    },
+  },
 ];
 
 /** Each scalar setting: the option that sets it (parsed from its text) and the flag that removes it. */
@@ -45,9 +77,9 @@ const SCALAR_SETTINGS: { key: keyof TenantSettings; set: string; clear: string; 
 function merge(current: TenantSettings, values: Values): TenantSettings {
   const next: Record<string, unknown> = { ...current };
   let changed = false;
-  for (const { key, set, clear } of LIST_SETTINGS) {
+  for (const { key, set, clear, item } of LIST_SETTINGS) {
     oneOf(values, set, clear);
-    if (values[set] !== undefined) next[key] = list(values, set);
+    if (values[set] !== undefined) next[key] = item ? list(values, set).map(item) : list(values, set);
     else if (values[clear]) delete next[key];
     else continue;
     changed = true;
@@ -75,12 +107,20 @@ function validate(settings: TenantSettings, values: Values, tenantId: string): T
   const result = tenantSettingsSchema.safeParse(settings);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const [key, index] = issue.path;
-  const option = [...LIST_SETTINGS, ...SCALAR_SETTINGS].find((s) => s.key === key)?.set;
+  const [key, index, ...within] = issue.path;
+  const setting = [...LIST_SETTINGS, ...SCALAR_SETTINGS].find((s) => s.key === key);
+  const option = setting?.set;
+  const shown = (setting && 'shown' in setting && setting.shown) || String;
   const value = settings[key as keyof TenantSettings];
   const item =
-    typeof index === 'number' && Array.isArray(value) ? (value[index] ?? '') : Array.isArray(value) ? value.join(',') : String(value);
-  if (option && values[option] !== undefined) throw new UsageError(`--${option}: "${item}" is not valid (${issue.message})`);
+    typeof index === 'number' && Array.isArray(value)
+      ? shown(value[index] ?? '')
+      : Array.isArray(value)
+        ? value.map(shown).join(',')
+        : String(value);
+  // A part of an item (an override's pattern or mode) is named with the reason.
+  const reason = within.length ? `${within.join('.')}: ${issue.message}` : issue.message;
+  if (option && values[option] !== undefined) throw new UsageError(`--${option}: "${item}" is not valid (${reason})`);
   throw new Error(`the stored settings of tenant ${tenantId} are not valid: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
@@ -110,6 +150,7 @@ export const settingsGroup: Group = {
         '[--approver-roles self,admin,lead | --default-approvers]',
         '[--org-approver-roles admin | --default-org-approvers]',
         '[--approval-ttl-sec 86400 | --default-approval-ttl]',
+        "[--tool-overrides 'notion_api_post_search=read-only,playwright_browser_*=read-only' | --no-tool-overrides]",
       ].join('\n    '),
       summary: "Change a tenant's settings; prints the result",
       details: [
@@ -126,8 +167,12 @@ export const settingsGroup: Group = {
         '  --org-approver-roles who may approve calls on organisation accounts (default: --approver-roles); without self,',
         '                       a caller never approves their own call on one',
         '  --approval-ttl-sec   how long an approval waits for a decision (default 86400, at most 2592000 = 30 days)',
-        'Tool names are unqualified (list_repos, not github_list_repos). Patterns use letters, digits, _, - and *,',
-        'where * matches any run of characters. Quote them in the shell.',
+        '  --tool-overrides     pattern=mode items, by qualified tool name (notion_api_post_search, playwright_browser_*):',
+        '                       never-ask (no approval), always-ask (approval for every call), read-only (the tool counts',
+        '                       as reading: no approval for being destructive); the most specific matching pattern decides',
+        `                       (at most ${TOOL_OVERRIDES_MAX}); --no-tool-overrides removes them (docs/approvals.md)`,
+        'Tool names are unqualified (list_repos, not github_list_repos), except in --tool-overrides.',
+        'Patterns use letters, digits, _, - and *, where * matches any run of characters. Quote them in the shell.',
       ].join('\n'),
       options: { tenant: { type: 'string' }, ...options },
       async run(values, _, ctx) {
@@ -137,13 +182,11 @@ export const settingsGroup: Group = {
         const patch = merge({}, values);
         await checkProviders(patch.enabledProviders, ctx, tenantId);
         validate(patch, values, tenantId);
-        const updated = await inTransaction(await ctx.db(), async (tx) => {
-          // Two admins changing different settings at once must not undo each other.
-          await lockKey(tx, `tenant-settings:${tenantId}`);
-          const tenant = await requireTenant(tx, tenantId);
-          return updateTenantSettings(tx, tenantId, validate(merge(tenant.settings, values), values, tenantId));
-        });
-        ctx.out(updated?.settings);
+        const updated = await changeTenantSettings(await ctx.db(), tenantId, (current) =>
+          validate(merge(current, values), values, tenantId),
+        );
+        if (!updated) throw new UsageError(`unknown tenant ${tenantId}`);
+        ctx.out(updated.settings);
       },
     },
   ],

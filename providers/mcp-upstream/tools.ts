@@ -28,11 +28,16 @@ export interface ListedTool {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; title?: string };
 }
 
-/** readOnlyHint → read; destructiveHint (true, or unset as the spec defaults it) → destructive … */
+/**
+ * Access as the MCP spec defines the hints: `readOnlyHint: true` → read; otherwise
+ * `destructiveHint` decides, and it defaults to true — so only `destructiveHint: false` makes a
+ * write, and a tool annotated with nothing is destructive (its calls wait for approval by default).
+ * A tenant administrator can treat such a tool otherwise (core/tool-overrides.ts).
+ */
 export function accessOf(annotations: ListedTool['annotations']): ToolAccess {
   if (annotations?.readOnlyHint === true) return 'read';
-  if (annotations?.destructiveHint === true) return 'destructive';
-  return 'write';
+  if (annotations?.destructiveHint === false) return 'write';
+  return 'destructive';
 }
 
 export type CallUpstream = (upstreamName: string, args: unknown, ctx: ToolContext) => Promise<CallToolAnswer>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Caller } from '../../core/caller.js';
 import { formatIssues, reportedIssues } from '../../core/errors.js';
 import { inputJsonSchema } from '../../core/json-schema.js';
+import { toolAccessFor } from '../../core/tool-overrides.js';
 import { approvalMark, connectionState, searchVisibleTools } from '../catalog/caller-view.js';
 import type { ServiceContext } from '../context.js';
 import { defineMetaTool } from '../meta/meta-tool.js';
@@ -46,7 +47,7 @@ async function searchHere(ctx: ServiceContext, caller: Caller, args: { query: st
       return {
         name: entry.qualifiedName,
         description: entry.tool.description,
-        access: entry.tool.access,
+        access: toolAccessFor(view.settings, entry),
         provider: entry.provider.manifest.name,
         connected: state.connected,
         ...(state.status && { status: state.status }),

@@ -41,7 +41,7 @@ export function mayUse(view: CallerView, entry: ToolEntry): boolean {
  * settings (nothing otherwise), so an agent can tell the human before calling.
  */
 export const approvalMark = (view: CallerView, entry: ToolEntry): { needsApproval?: true } =>
-  needsApproval(view.settings, entry.tool) ? { needsApproval: true } : {};
+  needsApproval(view.settings, entry) ? { needsApproval: true } : {};
 
 export interface ConnectionState {
   connected: boolean;

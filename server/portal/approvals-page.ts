@@ -40,16 +40,19 @@ const unknownPage = () => messagePage('No such approval', 'There is no approval 
 
 const approvalPath = (a: Pick<Approval, 'id'>) => `/portal/approvals/${encodeURIComponent(a.id)}`;
 
-function policyBox(settings: TenantSettings): SafeHtml {
+function policyBox(settings: TenantSettings, isAdmin: boolean): SafeHtml {
   const who = (list: readonly string[]) => list.map((r) => (r === SELF_APPROVER ? 'the caller themself' : `role ${r}`)).join(', ');
   const roles = who(approverRoles(settings));
   const orgRoles = settings.orgApproverRoles ? who(orgApproverRoles(settings)) : undefined;
   const destructive = settings.approveDestructive ?? APPROVE_DESTRUCTIVE_DEFAULT;
   const tools = settings.approvalTools?.length ? settings.approvalTools : [];
   const hours = Math.round((approvalTtlSec(settings) / 3600) * 10) / 10;
+  const overrides = settings.toolOverrides ?? [];
   return html`<div class="box" data-approval-policy><p class="muted">Your organisation's approval settings:
 ${destructive ? 'every destructive tool' : 'no tool for being destructive'}${tools.length ? html` and tools matching <code>${tools.join(', ')}</code>` : ''}
-wait for approval; approved by ${roles}${orgRoles ? html` (on organisation accounts: ${orgRoles})` : ''}; an approval expires after ${hours} h.</p></div>`;
+wait for approval; approved by ${roles}${orgRoles ? html` (on organisation accounts: ${orgRoles})` : ''}; an approval expires after ${hours} h.</p>
+${overrides.length ? html`<p class="muted" data-tool-overrides>Tool overrides: ${overrides.map((o, i) => html`${i ? ', ' : ''}<code>${o.pattern}</code> ${o.mode}`)}.</p>` : ''}
+${isAdmin ? html`<p><a href="/portal/tool-overrides">Tool overrides</a> (administrators): never ask, always ask or treat as read-only, by tool.</p>` : ''}</div>`;
 }
 
 function statusTag(a: Approval): SafeHtml {
@@ -91,7 +94,7 @@ async function listPage(ctx: ServiceContext, me: SignedIn): Promise<string> {
     'approvals',
     html`<h1>Approvals</h1>
 <p class="muted">Calls an agent made that wait for a person's approval before they run${forOthers ? html`: yours and your organisation's` : ''}.</p>
-${policyBox(settings)}
+${policyBox(settings, me.isAdmin)}
 ${
   rows.length
     ? html`<table><thead><tr><th>Tool</th><th>Account</th><th>Asked by</th><th>Asked at</th><th></th></tr></thead><tbody>${rows}</tbody></table>`

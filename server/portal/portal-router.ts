@@ -7,6 +7,7 @@ import { homeRouter } from './home-page.js';
 import { integrationPageRouter } from './integration-page.js';
 import { integrationsListRouter } from './integrations-list-page.js';
 import { signInRouter } from './sign-in-pages.js';
+import { toolOverridesRouter } from './tool-overrides-page.js';
 import { upstreamsRouter } from './upstreams-page.js';
 
 /** Every page of the portal, for people (agents use the API and MCP). */
@@ -20,5 +21,6 @@ export function portalRouter(ctx: ServiceContext): Router {
     accountsRouter(ctx),
     upstreamsRouter(ctx),
     approvalsRouter(ctx),
+    toolOverridesRouter(ctx),
   );
 }

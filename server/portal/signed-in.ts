@@ -26,6 +26,24 @@ export async function signedIn(ctx: ServiceContext, req: Request): Promise<Signe
 export const mayManage = (me: SignedIn, account: Account): boolean =>
   account.scope === 'user' ? account.ownerUserId === me.user.id : me.isAdmin;
 
+/**
+ * The signed-in administrator of the organisation, or undefined with the answer sent: a signed-out
+ * human signs in first (and comes back to `next`), anyone else gets 403 with `forbiddenPage`.
+ */
+export async function signedInAdmin(
+  ctx: ServiceContext,
+  req: Request,
+  res: Response,
+  next: string,
+  forbiddenPage: string,
+): Promise<SignedIn | undefined> {
+  const me = await signedIn(ctx, req);
+  if (!me) toSignIn(res, next);
+  else if (!me.isAdmin) res.status(403).send(forbiddenPage);
+  else return me;
+  return undefined;
+}
+
 /** Sends a signed-out human to sign in, then back to `next` (a GET page). */
 export function toSignIn(res: Response, next: string): void {
   res.redirect(303, `/portal/login?next=${encodeURIComponent(next)}`);

@@ -15,7 +15,7 @@ import { formBody } from './form-body.js';
 import { html, messagePage, type SafeHtml } from './html.js';
 import { noticeFor } from './notice.js';
 import { portalPage } from './portal-page.js';
-import { type SignedIn, signedIn, toSignIn } from './signed-in.js';
+import { type SignedIn, signedInAdmin } from './signed-in.js';
 
 /**
  * GET /portal/upstreams — an administrator's list of the organisation's own upstream MCP servers
@@ -31,8 +31,7 @@ const NOTICES: Record<string, string> = {
   removed: 'The server was removed.',
 };
 
-const forbidden = (res: Response) =>
-  res.status(403).send(messagePage('Administrators only', "Only an administrator manages the organisation's upstream servers.", 'bad'));
+const FORBIDDEN = messagePage('Administrators only', "Only an administrator manages the organisation's upstream servers.", 'bad');
 
 function serverRow(ctx: ServiceContext, csrf: string, server: TenantUpstreamSummary): SafeHtml {
   const entry = server.entry as { displayName?: string; url?: string; auth?: { type?: string } };
@@ -96,13 +95,7 @@ export function upstreamsRouter(ctx: ServiceContext): Router {
   const router = Router();
 
   /** The signed-in administrator, or undefined with the answer sent (sign-in, or 403). */
-  async function admin(req: Request, res: Response): Promise<SignedIn | undefined> {
-    const me = await signedIn(ctx, req);
-    if (!me) toSignIn(res, PATH);
-    else if (!me.isAdmin) forbidden(res);
-    else return me;
-    return undefined;
-  }
+  const admin = (req: Request, res: Response) => signedInAdmin(ctx, req, res, PATH, FORBIDDEN);
 
   router.get(PATH, async (req: Request, res: Response) => {
     const me = await admin(req, res);

@@ -12,6 +12,12 @@ import { getTenant } from '../../store/tenants.js';
 import { findUserByEmail } from '../../store/users.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+/** A GitHub tool as the registry names it. */
+const githubTool = (name: string, access: string) => ({
+  tool: { name, access },
+  flatName: `github_${name}`,
+  qualifiedName: `github__${name}`,
+});
 
 interface Run {
   code: number;
@@ -161,8 +167,8 @@ describe('admin CLI', () => {
       approvalTtlSec: 172800,
     });
     const settings = (await getTenant(pool, tenantId))!.settings;
-    expect(needsApproval(settings, { name: 'send_message', access: 'write' })).toBe(true);
-    expect(needsApproval(settings, { name: 'merge_pull_request', access: 'destructive' })).toBe(false);
+    expect(needsApproval(settings, githubTool('send_message', 'write'))).toBe(true);
+    expect(needsApproval(settings, githubTool('merge_pull_request', 'destructive'))).toBe(false);
     // Clearing brings the defaults back: destructive tools need approval, by the caller or an administrator, for a day.
     await ok(
       'settings',
@@ -177,7 +183,42 @@ describe('admin CLI', () => {
     const cleared = (await getTenant(pool, tenantId))!.settings;
     expect(cleared).not.toHaveProperty('approvalTools');
     expect(cleared).not.toHaveProperty('approveDestructive');
-    expect(needsApproval(cleared, { name: 'merge_pull_request', access: 'destructive' })).toBe(true);
+    expect(needsApproval(cleared, githubTool('merge_pull_request', 'destructive'))).toBe(true);
+  });
+
+  it('sets per-tool overrides by qualified name, which the approval policy applies; a bad one is refused by name', async () => {
+    const set = JSON.parse(
+      await ok('settings', 'set', '--tenant', tenantId, '--tool-overrides', 'github_merge_*=never-ask, github_get_me=always-ask'),
+    );
+    expect(set.toolOverrides).toEqual([
+      { pattern: 'github_merge_*', mode: 'never-ask' },
+      { pattern: 'github_get_me', mode: 'always-ask' },
+    ]);
+    const settings = (await getTenant(pool, tenantId))!.settings;
+    expect(needsApproval(settings, githubTool('merge_pull_request', 'destructive'))).toBe(false);
+    expect(needsApproval(settings, githubTool('get_me', 'read'))).toBe(true);
+    const refused: [string, RegExp][] = [
+      ['github merge=never-ask', /--tool-overrides: "github merge=never-ask" is not valid \(pattern: expected a non-empty pattern/],
+      [
+        'github_*=sometimes',
+        /--tool-overrides: "github_\*=sometimes" is not valid \(mode: expected one of never-ask, always-ask, read-only\)/,
+      ],
+      ['github_*', /--tool-overrides: "github_\*" is not valid \(expected pattern=mode/],
+      [`${'x'.repeat(201)}=read-only`, /\(pattern: expected a pattern of at most 200 characters\)/],
+      ['a_b=never-ask,A-B=read-only', /--tool-overrides: "A-B=read-only" is not valid \(pattern: this pattern is listed twice\)/],
+      [
+        Array.from({ length: 101 }, (_, i) => `t_${i}=never-ask`).join(','),
+        /--tool-overrides: .* is not valid \(expected at most 100 tool overrides\)/,
+      ],
+    ];
+    for (const [text, message] of refused) {
+      const run = await admin('settings', 'set', '--tenant', tenantId, '--tool-overrides', text);
+      expect(run, text).toMatchObject({ code: 2, stdout: '' });
+      expect(run.stderr, text).toMatch(message);
+    }
+    // Nothing refused was stored; clearing removes them.
+    expect((await getTenant(pool, tenantId))!.settings.toolOverrides).toEqual(set.toolOverrides);
+    expect(JSON.parse(await ok('settings', 'set', '--tenant', tenantId, '--no-tool-overrides'))).not.toHaveProperty('toolOverrides');
   });
 
   it("knows the operator's upstream MCP servers: settings enable them, org accounts take their keys", async () => {

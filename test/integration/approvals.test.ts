@@ -19,7 +19,7 @@ import {
   resealApprovals,
 } from '../../store/approvals.js';
 import { Keyring } from '../../store/keyring.js';
-import { updateTenantSettings } from '../../store/tenants.js';
+import { getTenant, updateTenantSettings } from '../../store/tenants.js';
 import { startAgentWorker } from '../support/agent-worker.js';
 import { signedInPage } from '../support/consent.js';
 import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
@@ -38,6 +38,7 @@ import { createWaitingApproval } from '../support/waiting-approval.js';
 /** What reached the upstream's send_pin tool, arguments as they arrived. */
 const pinCalls: { to: string; pin: string }[] = [];
 let deletes = 0;
+let searches = 0;
 const PIN = 'pin-839201-never-shown';
 
 const upstream = await startTestUpstream({
@@ -59,6 +60,29 @@ const upstream = await startTestUpstream({
       deletes++;
       return { content: [{ type: 'text', text: 'wiped' }] };
     });
+    // A read its server lists without annotations (destructive by the MCP default), as most servers do.
+    server.registerTool(
+      'search_records',
+      { description: 'Searches the records', inputSchema: { query: z.string() } },
+      async ({ query }) => {
+        searches++;
+        return { content: [{ type: 'text', text: `found ${query}` }] };
+      },
+    );
+    server.registerTool(
+      'protect_branch',
+      {
+        description: 'Protects a branch; the people listed may bypass its pull request rule',
+        inputSchema: {
+          branch: z.string(),
+          bypass_pull_request_allowances: z.object({ users: z.array(z.string()) }),
+          token_address: z.string(),
+          access_token: z.string(),
+        },
+        annotations: { destructiveHint: true },
+      },
+      async ({ branch }) => ({ content: [{ type: 'text', text: `protected ${branch}` }] }),
+    );
   },
 });
 
@@ -555,6 +579,26 @@ describe('the approval page in chromium', () => {
     await page.context().close();
   });
 
+  it('shows arguments whose names only contain a secret-looking word (who may bypass a branch rule); a real secret stays hidden', async () => {
+    const token = 'gho_never-shown-on-the-page';
+    const args = {
+      branch: 'main',
+      bypass_pull_request_allowances: { users: ['mallory'] },
+      token_address: '0x51ab',
+      access_token: token,
+    };
+    const answer = await execute(alice, 'up__protect_branch', args);
+    expect(answer).toMatchObject({ ok: false, error: { code: 'approval_required' } });
+    const page = await open(alice, `/portal/approvals/${answer.error.approvalId}`);
+    const shown = JSON.parse((await page.locator('[data-arguments]').textContent()) ?? '');
+    expect(shown).toEqual({ ...args, access_token: '[secret]' });
+    expect(await page.content()).not.toContain(token);
+    expect(answer.error.summary.arguments.bypass_pull_request_allowances).toEqual({ users: ['mallory'] });
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL(/done=denied/);
+    await page.context().close();
+  });
+
   it('a cross-site page cannot decide (CSRF), nor a same-site request without the form token; another user sees nothing', async () => {
     const { approvalId } = await gatedDelete(alice);
     const page = await open(alice, `/portal/approvals/${approvalId}`);
@@ -589,6 +633,110 @@ describe('the approval page in chromium', () => {
     await anonymous.goto(`${stack.baseUrl}/portal/approvals/${approvalId}`);
     expect(new URL(anonymous.url()).pathname).toBe('/portal/login');
     await anonymous.context().close();
+  });
+});
+
+describe('tool overrides', () => {
+  const overrideForm = (portal: Awaited<ReturnType<typeof portalSession>>, pattern: string, mode: string) =>
+    portal.post('/portal/tool-overrides', new URLSearchParams({ _csrf: portal.csrf, pattern, mode }));
+  const overridesOf = async (user: TestUser) => (await getTenant(pool, user.user.tenantId))?.settings.toolOverrides;
+  const searchAccess = async (user: TestUser, name: string) =>
+    (await user.call('connections_search', { query: 'search records', provider: 'up' })).body.results.find(
+      (r: { name: string }) => r.name === name,
+    );
+
+  it('an administrator overrides in the portal: read-only lets an unannotated read run, never-ask and always-ask decide; audited', async () => {
+    // Unannotated: destructive by the MCP default, so it waits for approval.
+    expect(await execute(alice, 'up__search_records', { query: 'q' })).toMatchObject({ ok: false, error: { code: 'approval_required' } });
+    expect(await searchAccess(alice, 'up__search_records')).toMatchObject({ access: 'destructive', needsApproval: true });
+    const admin = await portalSession(ada);
+    try {
+      const saved = await overrideForm(admin, 'up_search_records', 'read-only');
+      expect(saved.status).toBe(303);
+      expect(saved.headers.get('location')).toBe('/portal/tool-overrides?done=saved');
+      expect(await execute(alice, 'up__search_records', { query: 'q' })).toEqual({ ok: true, result: 'found q' });
+      expect(searches).toBe(1);
+      const found = await searchAccess(alice, 'up__search_records');
+      expect(found.access).toBe('read');
+      expect(found.needsApproval).toBeUndefined();
+      // never-ask: a destructive tool runs at once; always-ask: a read waits.
+      expect((await overrideForm(admin, 'up_wipe', 'never-ask')).status).toBe(303);
+      expect((await overrideForm(admin, 'jots__get_*', 'always-ask')).status).toBe(303);
+      const before = deletes;
+      expect(await execute(alice, 'up__wipe')).toEqual({ ok: true, result: 'wiped' });
+      expect(deletes).toBe(before + 1);
+      const id = await newNote(alice);
+      expect(await execute(alice, 'jots__get_note', { id })).toMatchObject({ ok: false, error: { code: 'approval_required' } });
+      // The page lists them; saving a listed pattern again changes its mode where it stands.
+      expect((await overrideForm(admin, 'UP-wipe', 'always-ask')).status).toBe(303);
+      expect(await overridesOf(alice)).toEqual([
+        { pattern: 'up_search_records', mode: 'read-only' },
+        { pattern: 'UP-wipe', mode: 'always-ask' },
+        { pattern: 'jots__get_*', mode: 'always-ask' },
+      ]);
+      const page = await (await admin.get('/portal/tool-overrides')).text();
+      expect(page).toContain('data-override="up_search_records"');
+      const removed = await admin.post(
+        '/portal/tool-overrides/remove',
+        new URLSearchParams({ _csrf: admin.csrf, pattern: 'up_search_records' }),
+      );
+      expect(removed.status).toBe(303);
+      expect(await execute(alice, 'up__search_records', { query: 'q' })).toMatchObject({ ok: false, error: { code: 'approval_required' } });
+      const { rows } = await pool.query(
+        `SELECT actor_user_id, detail FROM audit_log WHERE tenant_id = $1 AND kind = 'settings_change' ORDER BY id`,
+        [alice.user.tenantId],
+      );
+      expect(rows).toHaveLength(5);
+      expect(rows.every((r) => r.actor_user_id === ada.user.id)).toBe(true);
+      expect(rows[0].detail).toEqual({ toolOverrides: [{ pattern: 'up_search_records', mode: 'read-only' }] });
+    } finally {
+      await setSettings(alice, {});
+    }
+  });
+
+  it('a bad pattern or mode is refused naming the field, and nothing is stored', async () => {
+    const admin = await portalSession(ada);
+    const cases: [string, string, string][] = [
+      ['up search', 'read-only', 'pattern: expected a non-empty pattern'],
+      ['x'.repeat(201), 'read-only', 'pattern: expected a pattern of at most 200 characters'],
+      ['', 'read-only', 'pattern: expected a non-empty pattern'],
+      ['up_*', 'sometimes', 'mode: expected one of never-ask, always-ask, read-only'],
+    ];
+    for (const [pattern, mode, message] of cases) {
+      const res = await overrideForm(admin, pattern, mode);
+      expect(res.status, pattern).toBe(400);
+      expect(await res.text(), pattern).toContain(`Not saved: ${message}`);
+    }
+    expect(await overridesOf(alice)).toBeUndefined();
+  });
+
+  it("only the tenant's administrator sets them: a member gets 403, another tenant's administrator changes only their own", async () => {
+    const member = await portalSession(bob);
+    expect((await member.get('/portal/tool-overrides')).status).toBe(403);
+    expect((await overrideForm(member, 'up_wipe', 'never-ask')).status).toBe(403);
+    expect(
+      (await member.post('/portal/tool-overrides/remove', new URLSearchParams({ _csrf: member.csrf, pattern: 'up_wipe' }))).status,
+    ).toBe(403);
+    expect(await overridesOf(alice)).toBeUndefined();
+    expect(await (await member.get('/portal/approvals')).text()).not.toContain('/portal/tool-overrides');
+
+    const other = await portalSession(carol);
+    try {
+      expect((await overrideForm(other, 'up_wipe', 'never-ask')).status).toBe(303);
+      expect(await overridesOf(carol)).toEqual([{ pattern: 'up_wipe', mode: 'never-ask' }]);
+      // Alice's tenant is untouched: her destructive call still waits.
+      expect(await overridesOf(alice)).toBeUndefined();
+      const before = deletes;
+      expect(await execute(alice, 'up__wipe')).toMatchObject({ ok: false, error: { code: 'approval_required' } });
+      expect(deletes).toBe(before);
+    } finally {
+      await setSettings(carol, {});
+    }
+    // Without the form's token, even the administrator changes nothing.
+    const admin = await portalSession(ada);
+    const forged = await admin.post('/portal/tool-overrides', new URLSearchParams({ pattern: 'up_wipe', mode: 'never-ask' }));
+    expect(forged.status).toBe(403);
+    expect(await overridesOf(alice)).toBeUndefined();
   });
 });
 

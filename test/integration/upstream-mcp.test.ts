@@ -111,7 +111,7 @@ async function startMovingUpstream() {
   const mcp = (req: express.Request, res: express.Response) => {
     const server = new McpServer({ name: 'moving', version: '1.0.0' });
     for (const name of ['move_307', 'move_308']) {
-      server.registerTool(name, { description: `Answers a call with HTTP ${name.slice(5)}` }, async () => ({
+      server.registerTool(name, { description: `Answers a call with HTTP ${name.slice(5)}`, annotations: { readOnlyHint: true } }, async () => ({
         content: [{ type: 'text', text: 'ran' }],
       }));
     }
@@ -148,10 +148,19 @@ async function startMovingUpstream() {
   };
 }
 
+/** A tool listed without annotations, as most remote servers list theirs; it counts its calls. */
+let archived = 0;
+function unannotatedTool(server: McpServer) {
+  server.registerTool('archive_records', { description: 'Archives every record' }, async () => {
+    archived++;
+    return { content: [{ type: 'text', text: 'archived' }] };
+  });
+}
+
 beforeAll(async () => {
   moving = await startMovingUpstream();
   [open, keyed, internal, everything, hostile] = await Promise.all([
-    startTestUpstream(),
+    startTestUpstream({ extraTools: unannotatedTool }),
     startTestUpstream({ apiKey: API_KEY }),
     startTestUpstream(),
     startEverything(),
@@ -232,7 +241,14 @@ describe('an auth: none upstream', () => {
     const registry = stack.services.registry;
     expect(registry.toolByQualifiedName('testopen__echo')?.tool.access).toBe('read');
     expect(registry.toolByQualifiedName('testopen__delete_everything')?.tool.access).toBe('destructive');
-    expect(registry.toolByQualifiedName('testopen__slow')?.tool.access).toBe('write');
+    expect(registry.toolByQualifiedName('testopen__slow')?.tool.access).toBe('read');
+  });
+
+  it('takes a tool listed without annotations as destructive (the MCP default): its call waits for approval, nothing runs', async () => {
+    const answer = await execute(alice, 'testopen__archive_records');
+    expect(answer).toMatchObject({ ok: false, error: { code: 'approval_required', approvalId: expect.stringMatching(/^apr_/) } });
+    expect(archived).toBe(0);
+    expect(stack.services.registry.toolByQualifiedName('testopen__archive_records')?.tool.access).toBe('destructive');
   });
 
   it('reuses one upstream session, and recovers from a dropped session by opening a new one', async () => {

@@ -199,12 +199,20 @@ function mcpApp(provider: Provider, mcpUrl: string, metadataUrl: string, authori
     async (req, res) => {
       const server = new McpServer({ name: 'notes', version: '1.0.0' });
       const subject = String(req.auth?.extra?.subject ?? '');
-      server.registerTool('whoami', { description: 'Who the token is for', inputSchema: {} }, async () => ({
-        content: [{ type: 'text', text: subject }],
-      }));
-      server.registerTool('write_note', { description: 'Writes a note', inputSchema: { text: z.string() } }, async ({ text }) => ({
-        content: [{ type: 'text', text: `noted for ${subject}: ${text}` }],
-      }));
+      server.registerTool(
+        'whoami',
+        { description: 'Who the token is for', inputSchema: {}, annotations: { readOnlyHint: true } },
+        async () => ({
+          content: [{ type: 'text', text: subject }],
+        }),
+      );
+      server.registerTool(
+        'write_note',
+        { description: 'Writes a note', inputSchema: { text: z.string() }, annotations: { destructiveHint: false } },
+        async ({ text }) => ({
+          content: [{ type: 'text', text: `noted for ${subject}: ${text}` }],
+        }),
+      );
       await answerStatelessMcp(server, req, res, { json: true });
     },
   );

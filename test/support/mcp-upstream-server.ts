@@ -85,7 +85,7 @@ export async function startTestUpstream(
     });
     server.registerTool(
       'fail',
-      { description: 'Always fails with a message', inputSchema: { secret: z.string().optional() } },
+      { description: 'Always fails with a message', inputSchema: { secret: z.string().optional() }, annotations: { readOnlyHint: true } },
       async ({ secret }) => {
         calls.push('fail');
         return { isError: true, content: [{ type: 'text', text: `it broke: ${secret ?? ''} ${'x'.repeat(500)}` }] };
@@ -112,13 +112,13 @@ export async function startTestUpstream(
         return { content: [{ type: 'text', text: `waited ${ms}` }] };
       },
     );
-    server.registerTool('slow', { description: 'Takes five seconds' }, async () => {
+    server.registerTool('slow', { description: 'Takes five seconds', annotations: { readOnlyHint: true } }, async () => {
       calls.push('slow');
       await new Promise((r) => setTimeout(r, 5000));
       return { content: [{ type: 'text', text: 'done' }] };
     });
     for (const name of added) {
-      server.registerTool(name, { description: `Added later: ${name}` }, async () => {
+      server.registerTool(name, { description: `Added later: ${name}`, annotations: { readOnlyHint: true } }, async () => {
         calls.push(name);
         return { content: [{ type: 'text', text: name }] };
       });
@@ -136,7 +136,13 @@ export async function startTestUpstream(
           // extraTools registered it: its own handler answers.
         }
       }
-      const all = Object.entries(listed).map(([name, inputSchema]) => ({ name, description: `Hand-written schema: ${name}`, inputSchema }));
+      // Listed read-only: their calls run without an approval (what these tools test is the schema).
+      const all = Object.entries(listed).map(([name, inputSchema]) => ({
+        name,
+        description: `Hand-written schema: ${name}`,
+        inputSchema,
+        annotations: { readOnlyHint: true },
+      }));
       const pageSize = options.listPageSize ?? all.length;
       server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
         listPages++;
@@ -199,7 +205,7 @@ export async function startTestUpstream(
     addTool(name) {
       added.push(name);
       for (const { server } of sessions.values()) {
-        server.registerTool(name, { description: `Added later: ${name}` }, async () => {
+        server.registerTool(name, { description: `Added later: ${name}`, annotations: { readOnlyHint: true } }, async () => {
           calls.push(name);
           return { content: [{ type: 'text', text: name }] };
         });

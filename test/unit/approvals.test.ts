@@ -4,20 +4,95 @@ import { approvalTtlSec, approvesForOthers, mayApprove, needsApproval } from '..
 import { approvalSummary, redactedArguments, SECRET_PLACEHOLDER } from '../../core/approval-summary.js';
 import { approvalWaitStatus, isSettled } from '../../core/approvals.js';
 import { inputJsonSchema } from '../../core/json-schema.js';
-import { tenantSettingsSchema } from '../../core/policy.js';
+import { type TenantSettings, tenantSettingsSchema } from '../../core/policy.js';
+import { toolAccessFor, toolOverrideFor } from '../../core/tool-overrides.js';
 
 const requester = { tenantId: 'ten_a', requesterUserId: 'usr_alice' };
+/** A tool of provider `jots` as the registry names it. */
+const jot = (name: string, access: string) => ({ tool: { name, access }, flatName: `jots_${name}`, qualifiedName: `jots__${name}` });
 const as = (userId: string, roles: string[] = [], tenantId = 'ten_a') => ({ tenantId, userId, roles });
 
 describe('approval policy', () => {
   it('destructive tools need approval by default; approveDestructive: false lifts it; approvalTools adds by pattern', () => {
-    expect(needsApproval({}, { name: 'delete_note', access: 'destructive' })).toBe(true);
-    expect(needsApproval({}, { name: 'create_note', access: 'write' })).toBe(false);
-    expect(needsApproval({ approveDestructive: false }, { name: 'delete_note', access: 'destructive' })).toBe(false);
-    expect(needsApproval({ approvalTools: ['send_*'] }, { name: 'send_message', access: 'write' })).toBe(true);
-    expect(needsApproval({ approvalTools: ['send_*'], approveDestructive: false }, { name: 'delete_note', access: 'destructive' })).toBe(
-      false,
+    expect(needsApproval({}, jot('delete_note', 'destructive'))).toBe(true);
+    expect(needsApproval({}, jot('create_note', 'write'))).toBe(false);
+    expect(needsApproval({ approveDestructive: false }, jot('delete_note', 'destructive'))).toBe(false);
+    expect(needsApproval({ approvalTools: ['send_*'] }, jot('send_message', 'write'))).toBe(true);
+    expect(needsApproval({ approvalTools: ['send_*'], approveDestructive: false }, jot('delete_note', 'destructive'))).toBe(false);
+  });
+
+  it('tool overrides: never-ask, always-ask and read-only by pattern over qualified names; the most specific decides', () => {
+    const browserTool = (name: string) => ({
+      tool: { name, access: 'destructive' },
+      flatName: `playwright_${name}`,
+      qualifiedName: `playwright__${name}`,
+    });
+    const settings: TenantSettings = {
+      approvalTools: ['create_*'],
+      toolOverrides: [
+        { pattern: 'playwright_browser_*', mode: 'read-only' },
+        { pattern: 'playwright_browser_navigate', mode: 'always-ask' },
+        { pattern: 'notion_API-post-search', mode: 'never-ask' },
+        { pattern: 'jots__create_note', mode: 'never-ask' },
+        { pattern: 'jots_get_*', mode: 'always-ask' },
+      ],
+    };
+    // read-only: the tool counts as reading for the tenant (no approval for being destructive).
+    expect(needsApproval(settings, browserTool('browser_snapshot'))).toBe(false);
+    expect(toolAccessFor(settings, browserTool('browser_snapshot'))).toBe('read');
+    expect(toolAccessFor({}, browserTool('browser_snapshot'))).toBe('destructive');
+    // An exact name beats the pattern it falls under, wherever it is listed.
+    expect(toolOverrideFor(settings, browserTool('browser_navigate'))).toBe('always-ask');
+    expect(needsApproval(settings, browserTool('browser_navigate'))).toBe(true);
+    expect(toolAccessFor(settings, browserTool('browser_navigate'))).toBe('destructive');
+    // The upstream's own spelling names the tool Switchboard lists as notion_api_post_search.
+    const search = {
+      tool: { name: 'api_post_search', access: 'destructive' },
+      flatName: 'notion_api_post_search',
+      qualifiedName: 'notion__api_post_search',
+    };
+    expect(needsApproval(settings, search)).toBe(false);
+    // never-ask beats approvalTools; always-ask gates a read; the agent surface's name matches too.
+    expect(needsApproval(settings, jot('create_note', 'write'))).toBe(false);
+    expect(needsApproval(settings, jot('create_page', 'write'))).toBe(true);
+    expect(needsApproval(settings, jot('get_note', 'read'))).toBe(true);
+    expect(needsApproval(settings, jot('delete_note', 'destructive'))).toBe(true);
+    // A pattern never matches part of a name: `jots_get_*` is not `xjots_get_note`.
+    expect(toolOverrideFor(settings, { ...jot('get_note', 'read'), flatName: 'xjots_get_note', qualifiedName: 'xjots__get_note' })).toBe(
+      undefined,
     );
+  });
+
+  it('tool overrides are validated: pattern characters and length, the mode, their count, a pattern listed twice', () => {
+    const issue = (toolOverrides: unknown) => {
+      const result = tenantSettingsSchema.safeParse({ toolOverrides });
+      return result.success ? undefined : { path: result.error.issues[0].path.join('.'), message: result.error.issues[0].message };
+    };
+    expect(issue([{ pattern: 'notion_api_post_search', mode: 'read-only' }])).toBeUndefined();
+    expect(issue([{ pattern: 'notion_api post', mode: 'read-only' }])).toEqual({
+      path: 'toolOverrides.0.pattern',
+      message: expect.stringContaining('letters, digits, _, - and *'),
+    });
+    expect(issue([{ pattern: '', mode: 'read-only' }])?.path).toBe('toolOverrides.0.pattern');
+    expect(issue([{ pattern: 'x'.repeat(201), mode: 'read-only' }])).toEqual({
+      path: 'toolOverrides.0.pattern',
+      message: 'expected a pattern of at most 200 characters',
+    });
+    expect(issue([{ pattern: 'a_*', mode: 'sometimes' }])).toEqual({
+      path: 'toolOverrides.0.mode',
+      message: 'expected one of never-ask, always-ask, read-only',
+    });
+    expect(issue([{ pattern: 'a_*', mode: 'read-only', extra: 1 }])?.path).toBe('toolOverrides.0');
+    expect(issue(Array.from({ length: 101 }, (_, i) => ({ pattern: `t_${i}`, mode: 'never-ask' })))).toEqual({
+      path: 'toolOverrides',
+      message: 'expected at most 100 tool overrides',
+    });
+    expect(
+      issue([
+        { pattern: 'a_b', mode: 'never-ask' },
+        { pattern: 'A-B', mode: 'always-ask' },
+      ]),
+    ).toEqual({ path: 'toolOverrides.1.pattern', message: 'this pattern is listed twice' });
   });
 
   it('default approvers: the caller themself and administrators of the same tenant; nobody of another tenant', () => {

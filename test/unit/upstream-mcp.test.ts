@@ -270,7 +270,12 @@ describe('annotations and results', () => {
   it('map annotations to access levels', () => {
     expect(accessOf({ readOnlyHint: true, destructiveHint: true })).toBe('read');
     expect(accessOf({ destructiveHint: true })).toBe('destructive');
-    expect(accessOf(undefined)).toBe('write');
+    // destructiveHint defaults to true when readOnlyHint is not: unannotated tools are destructive.
+    expect(accessOf(undefined)).toBe('destructive');
+    expect(accessOf({})).toBe('destructive');
+    expect(accessOf({ readOnlyHint: false })).toBe('destructive');
+    expect(accessOf({ destructiveHint: false })).toBe('write');
+    expect(accessOf({ readOnlyHint: false, destructiveHint: false })).toBe('write');
   });
 
   it('prefer structured content, keep typed parts, and turn isError into an error with the server text', () => {
