@@ -1,5 +1,5 @@
 import type { AllowedHost } from '../core/network-policy.js';
-import { type UpstreamEntry, upstreamEntrySchema } from '../providers/mcp-upstream/entry.js';
+import { type UpstreamEntry, upstreamEntrySchema } from '../core/upstream-entry.js';
 
 /** The demo's integration name: what agents connect (`demo`) and the prefix of its tools (`demo_list_tasks`). */
 export const DEMO_INTEGRATION_NAME = 'demo';
