@@ -2,7 +2,7 @@ import type { AllowedHost } from '../core/network-policy.js';
 import { type UpstreamEntry, upstreamEntrySchema } from '../core/upstream-entry.js';
 
 /** The demo's integration name: what agents connect (`demo`) and the prefix of its tools (`demo_list_tasks`). */
-export const DEMO_INTEGRATION_NAME = 'demo';
+const DEMO_INTEGRATION_NAME = 'demo';
 
 /**
  * What Switchboard is given for the demo: an ordinary `auth: oauth2` upstream entry with nothing

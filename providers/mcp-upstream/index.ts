@@ -7,7 +7,6 @@ import { parseUpstreamServers } from './config.js';
 import type { UpstreamOAuthOptions } from './oauth-flow.js';
 import { upstreamProvider } from './provider.js';
 
-export { loadCatalog, parseTenantUpstream, parseUpstreamServers } from './config.js';
 export type { UpstreamOAuthOptions } from './oauth-flow.js';
 export { upstreamProvider } from './provider.js';
 
