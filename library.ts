@@ -2,27 +2,21 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type express from 'express';
 import type { Logger } from 'pino';
-import { ApprovalWaiter } from './approvals/waiter.js';
-import { upstreamServices } from './connections/upstream-services.js';
-import { ConnectionWaiter } from './connections/waiter.js';
 import type { Caller } from './core/caller.js';
 import { type Config, loadConfig } from './core/config.js';
 import { inputJsonSchema } from './core/json-schema.js';
 import { TokenSigner } from './core/signed-tokens.js';
-import pkg from './package.json' with { type: 'json' };
 import { builtinProviders } from './providers/index.js';
-import { tenantUpstreamFactory, upstreamProviders } from './providers/mcp-upstream/index.js';
-import { ProviderRegistry } from './providers/registry.js';
 import { type Provider, providerEnvSpec } from './providers/sdk.js';
 import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.js';
 import { createApp } from './server/app.js';
+import { composeServices } from './server/compose-services.js';
 import type { ServiceContext } from './server/context.js';
 import { createLogger } from './server/logger.js';
 import { AGENT_TOOLS } from './server/meta/index.js';
 import { runMetaTool } from './server/meta/meta-tool.js';
 import { createPool, migrate, type Pool } from './store/database.js';
 import { Keyring } from './store/keyring.js';
-import { tenantUpstreamSource } from './store/tenant-upstream-servers.js';
 
 /** One of the two agent tools, ready to register in an agent runtime. */
 export interface AgentTool {
@@ -102,28 +96,18 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   } else {
     pool = options.storage!.pool;
   }
-  const keyring = new Keyring(config.ENCRYPTION_KEYS!, config.ENCRYPTION_ACTIVE_KEY_ID);
-  const upstream = upstreamServices(config, pool, keyring);
-  const context: ServiceContext = {
+  // Without a provider list of its own, the operator's upstream MCP servers join the built-ins,
+  // and each tenant's own servers its view (ProviderRegistry.forTenant). The client is the
+  // caller's, on a connection no worker of this process shares: starts are not eager.
+  const context = composeServices({
     config,
     pool,
-    keyring,
-    // Without a provider list of its own, the operator's upstream MCP servers join the built-ins,
-    // and each tenant's own servers its view (ProviderRegistry.forTenant).
-    registry: options.providers
-      ? ProviderRegistry.fromConfig(options.providers, config)
-      : ProviderRegistry.fromConfig(
-          [...providers, ...upstreamProviders(config, providers, { version: pkg.version, logger, ...upstream })],
-          config,
-        ).withTenantServers(
-          tenantUpstreamSource(pool, keyring, tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }), logger),
-        ),
+    keyring: new Keyring(config.ENCRYPTION_KEYS!, config.ENCRYPTION_ACTIVE_KEY_ID),
+    signer: new TokenSigner(signingSecret(config, logger)),
     temporal: options.temporal.client,
     logger,
-    signer: new TokenSigner(signingSecret(config, logger)),
-    waiter: new ConnectionWaiter(options.temporal.client, pool, logger),
-    approvalWaiter: new ApprovalWaiter(options.temporal.client, pool, logger),
-  };
+    providers: options.providers,
+  });
   const agentTools: AgentTool[] = options.tools
     ? AGENT_TOOLS.map((tool) => ({
         name: tool.name as AgentTool['name'],

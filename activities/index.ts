@@ -16,5 +16,4 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type SwitchboardActivities = ReturnType<typeof createActivities>;
 export type { ActivityDeps } from './deps.js';

@@ -1,7 +1,7 @@
 import { type Lookup, type Refusal, type Resolution, resolveAllowedHost, systemLookup } from '../core/host-resolution.js';
 import { type AllowedHost, isHostAllowListed, normalizeHost, parseIp } from '../core/network-policy.js';
 
-export type { Lookup, Refusal, Resolution } from '../core/host-resolution.js';
+export type { Lookup } from '../core/host-resolution.js';
 
 /**
  * Where a browser may go at all, before addresses: cookie capture's is the service's domains

@@ -1,6 +1,7 @@
 import type { Config } from '../core/config.js';
+import type { UpstreamCatalogStore } from '../core/ports/upstream-tool-catalogs.js';
 import { clientMetadataDocumentUrl, issuerCallbackUrl, oauthCallbackUrl } from '../core/urls.js';
-import type { UpstreamCatalogStore, UpstreamOAuthOptions } from '../providers/mcp-upstream/index.js';
+import type { UpstreamOAuthOptions } from '../providers/mcp-upstream/index.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
 import { clientRegistrationStore } from '../store/mcp-client-registrations.js';

@@ -12,9 +12,6 @@ export type ApprovalWaitStatus = 'PENDING' | 'APPROVED' | 'DENIED' | 'EXPIRED';
 export const APPROVAL_WAIT_DEFAULT_SEC = 300;
 export const APPROVAL_WAIT_MAX_SEC = 900;
 
-/** Whether a decision can still be taken. */
-export const isUndecided = (status: ApprovalStatus): boolean => status === 'PENDING';
-
 /** Whether nothing more will happen to the approval (its call ran, or never will). */
 export const isSettled = (status: ApprovalStatus): boolean =>
   status === 'DONE' || status === 'DENIED' || status === 'EXPIRED' || status === 'CANCELLED';

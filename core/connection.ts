@@ -4,7 +4,5 @@ export type AttemptStatus = 'PENDING' | 'CONNECTED' | 'EXPIRED' | 'FAILED';
 /** What `wait_for_connection` answers (spec): TIMEOUT is the answer of the wait that reaped it. */
 export type WaitStatus = 'CONNECTED' | 'TIMEOUT' | 'EXPIRED' | 'FAILED';
 
-export const isFinal = (status: AttemptStatus): boolean => status !== 'PENDING';
-
 export const WAIT_TIMEOUT_DEFAULT_SEC = 300;
 export const WAIT_TIMEOUT_MAX_SEC = 900;

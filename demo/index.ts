@@ -8,8 +8,6 @@ import { demoMcpServer } from './mcp-server.js';
 import { signInAndConsent } from './sign-in-and-consent.js';
 import { TaskBoard } from './task-board.js';
 
-export { DEMO_INTEGRATION_NAME, type DemoIntegration } from './integration.js';
-
 /**
  * Access tokens live 90 seconds: Switchboard refreshes a token with less than a minute left, so
  * a call made 30 seconds or more after the last refresh runs on a new one — visible in a first

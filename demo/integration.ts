@@ -1,8 +1,8 @@
 import type { AllowedHost } from '../core/network-policy.js';
-import { type UpstreamEntry, upstreamEntrySchema } from '../providers/mcp-upstream/entry.js';
+import { type UpstreamEntry, upstreamEntrySchema } from '../core/upstream-entry.js';
 
 /** The demo's integration name: what agents connect (`demo`) and the prefix of its tools (`demo_list_tasks`). */
-export const DEMO_INTEGRATION_NAME = 'demo';
+const DEMO_INTEGRATION_NAME = 'demo';
 
 /**
  * What Switchboard is given for the demo: an ordinary `auth: oauth2` upstream entry with nothing
@@ -14,7 +14,7 @@ export interface DemoIntegration {
   /**
    * The demo's own origin (127.0.0.1 and its port), which the demo provider alone may reach although
    * it is loopback. Not UPSTREAM_MCP_ALLOWED_HOSTS: no other server, the operator's or a tenant's,
-   * gains anything from it (bin/support/services.ts builds only the demo provider with it).
+   * gains anything from it (server/compose-services.ts builds only the demo provider with it).
    */
   allowedHosts: AllowedHost[];
 }

@@ -1,6 +1,6 @@
 import type { Config, ProviderEnv } from '../core/config.js';
+import type { UpstreamEntry } from '../core/upstream-entry.js';
 import { parseTenantUpstream } from './mcp-upstream/config.js';
-import type { UpstreamEntry } from './mcp-upstream/entry.js';
 import { staticOAuthFlow } from './oauth-client.js';
 import type { OAuthFlow } from './oauth-flow.js';
 import type { Credential, Provider, ToolDefinition } from './sdk.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ProviderEnvSpec } from '../core/config.js';
+import type { JotsStore } from '../core/ports/jots.js';
 import type { BrowserEngine } from './browser/engine.js';
-import type { JotsStore } from './jots/store.js';
 import type { OAuthFlow } from './oauth-flow.js';
 
 /**

@@ -1,23 +1,9 @@
-import { type UpstreamEntry, upstreamEntrySchema } from './mcp-upstream/entry.js';
+import type { TenantServerSource } from '../core/ports/tenant-upstream-servers.js';
+import { type UpstreamEntry, upstreamEntrySchema } from '../core/upstream-entry.js';
 import type { Provider } from './sdk.js';
 
-/**
- * How a tenant's own upstream MCP servers reach the registry. Providers cannot read the store, so
- * the rows come through `load` (store/tenant-upstream-servers.ts, wired in bin/support/services.ts
- * and library.ts), and each is built by the deployment's one upstream factory (`build`), the same
- * that builds the operator's servers.
- */
-export interface TenantServers {
-  /**
-   * The tenant's stored entries (secrets opened), unvalidated: a row a newer schema refuses is left
-   * out, not fatal; so is one that says why it cannot be used (`unusable`, e.g. a secret no key opens).
-   */
-  load(tenantId: string): Promise<readonly { name: string; entry: unknown; unusable?: string }[]>;
-  /** The deployment's upstream factory; `tenantId` keeps the server's shared tool catalog the tenant's own. */
-  build(entry: UpstreamEntry, tenantId: string): Provider;
-  /** Told when an entry is left out: it no longer validates, or an operator integration took its name since. */
-  onSkipped?(tenantId: string, name: string, reason: string): void;
-}
+/** A tenant's own servers as the registry reads them: each built into a provider. */
+export type TenantServers = TenantServerSource<Provider>;
 
 /**
  * How long a tenant's view is answered without reading its rows again. Another process's change

@@ -1,5 +1,5 @@
+import type { OAuthContext } from '../core/oauth-context.js';
 import { sharingAdmits } from '../core/policy.js';
-import type { OAuthContext } from '../providers/oauth-flow.js';
 import { credentialAad, type LoadedCredential, openCredential, openLoadedCredential, sealCredential } from './credential-seal.js';
 import { newId } from './ids.js';
 import type { Keyring } from './keyring.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CallerOwner } from '../core/caller.js';
 import type { AttemptStatus } from '../core/connection.js';
-import type { OAuthContext } from '../providers/oauth-flow.js';
+import type { OAuthContext } from '../core/oauth-context.js';
 import { newAttemptId } from './ids.js';
 import type { Keyring } from './keyring.js';
 import { storableText } from './postgres-text.js';

@@ -6,7 +6,7 @@ import {
   type JotSummary,
   JotsFullError,
   type JotsStore,
-} from '../providers/jots/store.js';
+} from '../core/ports/jots.js';
 import { newId } from './ids.js';
 import { inTransaction, lockKey, type Queryable } from './queryable.js';
 

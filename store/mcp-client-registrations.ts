@@ -1,4 +1,4 @@
-import type { ClientRegistrationStore, StoredRegistration, TokenEndpointAuthMethod } from '../providers/mcp-auth/client-identity.js';
+import type { ClientRegistrationStore, StoredRegistration, TokenEndpointAuthMethod } from '../core/ports/mcp-client-registrations.js';
 import { Keyring } from './keyring.js';
 import type { Queryable } from './queryable.js';
 

@@ -1,5 +1,5 @@
-import type { UpstreamEntry } from '../providers/mcp-upstream/entry.js';
-import type { TenantServers } from '../providers/tenant-views.js';
+import type { TenantServerSource } from '../core/ports/tenant-upstream-servers.js';
+import type { UpstreamEntry } from '../core/upstream-entry.js';
 import { Keyring } from './keyring.js';
 import { inTransaction, lockKey, type Queryable } from './queryable.js';
 import { deleteUpstreamCatalogs } from './upstream-tool-catalogs.js';
@@ -155,12 +155,12 @@ export async function resealTenantUpstreams(db: Queryable, keyring: Keyring): Pr
  * The registry's source of tenants' servers (ProviderRegistry.withTenantServers): rows from here,
  * each built by `build`, the deployment's one upstream factory.
  */
-export function tenantUpstreamSource(
+export function tenantUpstreamSource<Built>(
   db: Queryable,
   keyring: Keyring,
-  build: TenantServers['build'],
+  build: TenantServerSource<Built>['build'],
   logger?: { warn(fields: object, message: string): void },
-): TenantServers {
+): TenantServerSource<Built> {
   return {
     load: (tenantId) => loadTenantUpstreamEntries(db, keyring, tenantId),
     build,

@@ -1,4 +1,4 @@
-import type { ListedTool, UpstreamCatalogStore } from '../providers/mcp-upstream/index.js';
+import type { ListedTool, UpstreamCatalogStore } from '../core/ports/upstream-tool-catalogs.js';
 import type { Queryable } from './queryable.js';
 
 /**

@@ -2,23 +2,17 @@ import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type BuiltinServices, createBuiltinServices } from '../../activities/tool-services.js';
-import { ApprovalWaiter } from '../../approvals/waiter.js';
-import { upstreamServices } from '../../connections/upstream-services.js';
-import { ConnectionWaiter } from '../../connections/waiter.js';
 import { type Config, ConfigError, loadConfig } from '../../core/config.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
 import type { DemoIntegration } from '../../demo/integration.js';
-import pkg from '../../package.json' with { type: 'json' };
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
-import { tenantUpstreamFactory, upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
-import { ProviderRegistry } from '../../providers/registry.js';
-import { type Provider, providerEnvSpec } from '../../providers/sdk.js';
+import { providerEnvSpec } from '../../providers/sdk.js';
+import { allProviders, composeServices } from '../../server/compose-services.js';
 import type { ServiceContext } from '../../server/context.js';
 import { createLogger } from '../../server/logger.js';
 import { createPool, ensureDatabase, migrate, type Pool } from '../../store/database.js';
 import { Keyring } from '../../store/keyring.js';
-import { tenantUpstreamSource } from '../../store/tenant-upstream-servers.js';
 import { trackWorker } from '../../telemetry/metrics.js';
 import { ensurePruneSchedule } from './prune-schedule.js';
 import { ensureSearchAttributes } from './search-attributes.js';
@@ -32,26 +26,6 @@ export function readConfig(env: Record<string, string | undefined>): Config {
   // Upstream MCP servers are checked here too, so a bad entry stops the start like a bad variable.
   void allProviders(config);
   return config;
-}
-
-/**
- * The built-in providers, the demo integration when `npm start` serves it, and the operator's
- * upstream MCP servers (UPSTREAM_MCP_SERVERS); with `services` (connections/upstream-services.ts)
- * `auth: oauth2` upstreams connect and tool listings are shared through the database (without, the
- * configuration is only checked). The demo is an upstream like the others, built with its own
- * network exception (its loopback origin) in place of UPSTREAM_MCP_ALLOWED_HOSTS: that exception
- * reaches no other provider, and no tenant's server.
- */
-export function allProviders(
-  config: Config,
-  logger?: Logger,
-  services?: ReturnType<typeof upstreamServices>,
-  demo?: DemoIntegration,
-): Provider[] {
-  const options = { version: pkg.version, logger, ...services };
-  const demoProviders = demo ? [upstreamFactory({ ...config, UPSTREAM_MCP_ALLOWED_HOSTS: demo.allowedHosts }, options)(demo.entry)] : [];
-  const fixed = [...builtinProviders, ...demoProviders];
-  return [...fixed, ...upstreamProviders(config, fixed, options)];
 }
 
 /** What an entry point adds to its services beyond the configuration. */
@@ -134,26 +108,14 @@ export async function openServices(
     plugins: [new SwitchboardPlugin({ keyring })],
     ...(options.workflowInterceptors && { interceptors: { workflow: options.workflowInterceptors } }),
   });
-  const upstream = upstreamServices(config, pool, keyring);
-  const registry = ProviderRegistry.fromConfig(allProviders(config, logger, upstream, options.demo), config).withTenantServers(
-    tenantUpstreamSource(pool, keyring, tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }), logger),
-  );
+  const context = composeServices({ config, pool, keyring, signer, temporal, logger, demo: options.demo, eagerStart: true });
   const toolServices = createBuiltinServices({ pool, config, logger });
   return {
-    config,
-    pool,
-    keyring,
-    registry,
-    temporal,
-    eagerStart: true,
-    logger,
-    signer,
+    ...context,
     connection,
-    waiter: new ConnectionWaiter(temporal, pool, logger),
-    approvalWaiter: new ApprovalWaiter(temporal, pool, logger),
     toolServices,
     async close() {
-      await registry.close();
+      await context.registry.close();
       await toolServices.close();
       await connection.close();
       await pool.end();

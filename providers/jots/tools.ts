@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { JotsStore } from '../../core/ports/jots.js';
 import { defineTool, type ToolContext } from '../sdk.js';
-import type { JotsStore } from './store.js';
 
 /** Limits of one note. */
 export const TITLE_MAX_CHARS = 200;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../core/config.js';
 import { unstorableTextPaths } from '../../core/storable-text.js';
-import { describeIssues, UPSTREAM_NAME, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from './entry.js';
+import { describeIssues, UPSTREAM_NAME, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from '../../core/upstream-entry.js';
 
 const VARIABLE = 'UPSTREAM_MCP_SERVERS';
 

@@ -1,16 +1,14 @@
 import { ConfigError } from '../../core/config.js';
 import type { AllowedHost } from '../../core/network-policy.js';
+import type { UpstreamCatalogStore } from '../../core/ports/upstream-tool-catalogs.js';
+import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import type { Provider, ToolLogger } from '../sdk.js';
 import { parseUpstreamServers } from './config.js';
-import type { UpstreamEntry } from './entry.js';
 import type { UpstreamOAuthOptions } from './oauth-flow.js';
-import { type UpstreamCatalogStore, upstreamProvider } from './provider.js';
+import { upstreamProvider } from './provider.js';
 
-export { loadCatalog, parseTenantUpstream, parseUpstreamServers } from './config.js';
-export type { UpstreamEntry } from './entry.js';
 export type { UpstreamOAuthOptions } from './oauth-flow.js';
-export { type UpstreamCatalogStore, upstreamProvider } from './provider.js';
-export type { ListedTool } from './tools.js';
+export { upstreamProvider } from './provider.js';
 
 /** What every upstream provider of a deployment is built with (connections/upstream-services.ts gives oauth and catalog). */
 export interface UpstreamFactoryOptions {

@@ -1,5 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import type { AllowedHost } from '../../core/network-policy.js';
+import type { OAuthContext } from '../../core/oauth-context.js';
+import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import {
   type AuthorizationServerMetadata,
   authorizationRequest,
@@ -14,8 +16,7 @@ import {
   revoke,
 } from '../mcp-auth/index.js';
 import { OAuthFlowError } from '../oauth-client.js';
-import { arrivedAt, type OAuthContext, type OAuthFlow } from '../oauth-flow.js';
-import type { UpstreamEntry } from './entry.js';
+import { arrivedAt, type OAuthFlow } from '../oauth-flow.js';
 
 /** What an upstream's OAuth needs from the deployment (bin/support/services.ts builds it). */
 export interface UpstreamOAuthOptions {

@@ -1,13 +1,14 @@
 import type { AllowedHost } from '../../core/network-policy.js';
+import type { ListedTool, UpstreamCatalogStore } from '../../core/ports/upstream-tool-catalogs.js';
+import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import { guardedFetch } from '../guarded-fetch.js';
 import type { Credential, DynamicTools, Provider, ToolDefinition, ToolLogger } from '../sdk.js';
 import { upstreamEgressErrors } from './egress-errors.js';
-import type { UpstreamEntry } from './entry.js';
 import { type UpstreamOAuthOptions, upstreamOAuthFlow } from './oauth-flow.js';
 import { refusingRedirects } from './refuse-redirects.js';
 import type { CallToolAnswer } from './result.js';
 import { credentialKey, UpstreamSessions } from './sessions.js';
-import { convertTools, type ListedTool, UPSTREAM_LIMITS } from './tools.js';
+import { convertTools, UPSTREAM_LIMITS } from './tools.js';
 
 export interface UpstreamOptions {
   /** UPSTREAM_MCP_ALLOWED_HOSTS: hosts reachable even at loopback/private addresses. */
@@ -31,12 +32,6 @@ export interface UpstreamOptions {
    * OAuth client registrations are that scope's own, never shared across it.
    */
   catalogScope?: string;
-}
-
-/** The shared catalog's storage: the last listing of a server, as the server sent it. */
-export interface UpstreamCatalogStore {
-  load(key: string): Promise<{ tools: ListedTool[]; listedAt: Date } | undefined>;
-  save(key: string, tools: ListedTool[]): Promise<void>;
 }
 
 /** A saved listing larger than this (JSON) is not shared through the database; the process keeps it. */

@@ -4,9 +4,9 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import { ProviderHttpError } from '../http.js';
 import type { Credential } from '../sdk.js';
-import type { UpstreamEntry } from './entry.js';
 
 /** Most upstream sessions one process keeps open per server; the least recently opened closes first. */
 const MAX_SESSIONS = 200;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { ListedTool } from '../../core/ports/upstream-tool-catalogs.js';
+import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import type { ToolAccess, ToolContext, ToolDefinition } from '../sdk.js';
-import type { UpstreamEntry } from './entry.js';
 import { type CallToolAnswer, toolResultOf } from './result.js';
 import { argumentsTooCostly, schemaCost } from './schema-cost.js';
 import { upstreamSchemaValidator } from './schema-validator.js';
@@ -19,14 +20,6 @@ export const UPSTREAM_LIMITS = {
   /** An input schema larger than this (JSON) leaves its tool out. */
   schemaBytes: 64 * 1024,
 } as const;
-
-export interface ListedTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema?: unknown;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; title?: string };
-}
 
 /**
  * Access as the MCP spec defines the hints: `readOnlyHint: true` → read; otherwise

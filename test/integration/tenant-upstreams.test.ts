@@ -4,9 +4,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
+import { upstreamEntrySchema } from '../../core/upstream-entry.js';
 import { issuerCallbackUrl } from '../../core/urls.js';
 import { loadCatalog } from '../../providers/mcp-upstream/config.js';
-import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { Keyring } from '../../store/keyring.js';
 import {
   addTenantUpstream,

@@ -111,9 +111,13 @@ async function startMovingUpstream() {
   const mcp = (req: express.Request, res: express.Response) => {
     const server = new McpServer({ name: 'moving', version: '1.0.0' });
     for (const name of ['move_307', 'move_308']) {
-      server.registerTool(name, { description: `Answers a call with HTTP ${name.slice(5)}`, annotations: { readOnlyHint: true } }, async () => ({
-        content: [{ type: 'text', text: 'ran' }],
-      }));
+      server.registerTool(
+        name,
+        { description: `Answers a call with HTTP ${name.slice(5)}`, annotations: { readOnlyHint: true } },
+        async () => ({
+          content: [{ type: 'text', text: 'ran' }],
+        }),
+      );
     }
     void answerStatelessMcp(server, req, res, { json: true });
   };

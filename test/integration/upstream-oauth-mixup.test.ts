@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { upstreamServices } from '../../connections/upstream-services.js';
 import { parseAllowedHosts } from '../../core/network-policy.js';
-import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
+import { upstreamEntrySchema } from '../../core/upstream-entry.js';
 import { upstreamOAuthFlow } from '../../providers/mcp-upstream/oauth-flow.js';
 import { OAuthFlowError } from '../../providers/oauth-client.js';
 import { createPool, migrate, type Pool } from '../../store/database.js';

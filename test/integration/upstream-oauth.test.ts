@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
+import { upstreamEntrySchema } from '../../core/upstream-entry.js';
 import { issuerCallbackUrl } from '../../core/urls.js';
-import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { readCredential } from '../../store/accounts.js';
 import { findClientRegistration } from '../../store/mcp-client-registrations.js';
 import { addTenantUpstream, removeTenantUpstream } from '../../store/tenant-upstream-servers.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
+import { upstreamEntrySchema } from '../../core/upstream-entry.js';
 import { insertAccount } from '../../store/accounts.js';
 import { createJot } from '../../store/jots.js';
 import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';

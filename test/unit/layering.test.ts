@@ -13,17 +13,17 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
- * Lowest first. A folder may import its own layer and any lower one. providers/ sits below store/
- * because a provider defines the storage it needs as an interface (providers/jots/store.ts) and
- * store/ implements it; plugin/ (the worker's Temporal plugin and payload codec) sits below
+ * Lowest first. A folder may import its own layer and any lower one. store/ sits below providers/,
+ * so storage knows no service: the storage a provider needs is a port in core/ports/ (e.g.
+ * core/ports/jots.ts), which store/ implements and the provider is handed; plugin/ (the worker's Temporal plugin and payload codec) sits below
  * server/, whose codec endpoint uses the same codec. demo/ (the demo integration `npm start` serves)
  * sits above everything it is built from and below bin/, the one place that starts it.
  */
 const LAYERS = [
   'core',
   'telemetry',
-  'providers',
   'store',
+  'providers',
   'browser',
   'connections',
   'approvals',

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import { builtinProviders } from '../../providers/index.js';
-import type { UpstreamEntry } from '../../providers/mcp-upstream/entry.js';
 import { upstreamFactory } from '../../providers/mcp-upstream/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import type { Provider } from '../../providers/sdk.js';

@@ -55,7 +55,7 @@ const oauth2Auth = z
   .strict()
   .refine((a) => !a.clientSecret || a.clientId, { message: 'clientSecret needs the clientId it belongs to', path: ['clientSecret'] });
 
-export const upstreamAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, oauth2Auth]);
+const upstreamAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, oauth2Auth]);
 
 export const upstreamEntrySchema = z
   .object({
@@ -76,7 +76,6 @@ export const upstreamEntrySchema = z
   .strict();
 
 export type UpstreamEntry = z.infer<typeof upstreamEntrySchema>;
-export type UpstreamAuth = z.infer<typeof upstreamAuthSchema>;
 
 /** `"linear"` enables the catalog entry of that name; an object adds (or overrides) one. */
 export const upstreamConfigSchema = z

@@ -1,0 +1,19 @@
+import type { UpstreamEntry } from '../upstream-entry.js';
+
+/**
+ * How a tenant's own upstream MCP servers reach the provider registry (providers/tenant-views.ts).
+ * Providers cannot read the store, so the rows come through `load` (store/tenant-upstream-servers.ts
+ * implements it), and each is built by the deployment's one upstream factory (`build`, building a
+ * `Built`: a provider), the same that builds the operator's servers.
+ */
+export interface TenantServerSource<Built> {
+  /**
+   * The tenant's stored entries (secrets opened), unvalidated: a row a newer schema refuses is left
+   * out, not fatal; so is one that says why it cannot be used (`unusable`, e.g. a secret no key opens).
+   */
+  load(tenantId: string): Promise<readonly { name: string; entry: unknown; unusable?: string }[]>;
+  /** The deployment's upstream factory; `tenantId` keeps the server's shared tool catalog the tenant's own. */
+  build(entry: UpstreamEntry, tenantId: string): Built;
+  /** Told when an entry is left out: it no longer validates, or an operator integration took its name since. */
+  onSkipped?(tenantId: string, name: string, reason: string): void;
+}
