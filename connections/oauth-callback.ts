@@ -1,5 +1,6 @@
 import { oauthCallbackUrl } from '../core/urls.js';
 import { OAuthFlowError, type TokenSet } from '../providers/oauth-client.js';
+import { arrivedAt } from '../providers/oauth-flow.js';
 import type { Provider } from '../providers/sdk.js';
 import { type ConnectionAttempt, consumeState, isOpenAttempt } from '../store/connection-attempts.js';
 import { unbindBrowser } from './browser-binding.js';
@@ -16,7 +17,7 @@ import { pageAnswer, type StepAnswer } from './step-answer.js';
 export type OAuthCallbackDeps = Pick<ConnectionServices, 'pool' | 'keyring' | 'registry' | 'config' | 'signer' | 'temporal' | 'logger'>;
 
 /**
- * GET /oauth/callback — consumes the state (a state is used once, whatever happens next), then
+ * GET /oauth/callback (and a discovered authorization server's /oauth/callback/<key>) — consumes the state (a state is used once, whatever happens next), then
  * goes on only for the browser that opened the connect link (its binding cookie), signed in to
  * the portal as the attempt's user, who may still connect (roles read now), for an attempt still
  * PENDING and before its expiry. Only then is the code exchanged with PKCE, the sealed credential
@@ -61,6 +62,21 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     return { kind: 'not-allowed', reason: refused };
   }
 
+  // Rebuild the URL from the configured public base URL and the callback path it arrived at, never
+  // from the Host header. A discovered authorization server has a callback of its own: a response
+  // that arrives at another one than its consent was asked with came from another server (a mix-up).
+  const shared = oauthCallbackUrl(ctx.config);
+  const issuerKey = typeof req.params?.issuerKey === 'string' ? req.params.issuerKey : undefined;
+  const callbackUrl = new URL(issuerKey ? `${shared}/${encodeURIComponent(issuerKey)}` : shared);
+  if (!arrivedAt(callbackUrl, oauthContext?.redirectUri ?? shared)) {
+    log.warn({ arrivedAt: callbackUrl.pathname }, 'callback arrived at the callback of another authorization server; code not exchanged');
+    return pageAnswer(
+      400,
+      'Sign-in not recognised',
+      `This sign-in came back from another server than the one ${attempt.integration} sent you to, so nothing was connected. Open the connect link again.`,
+    );
+  }
+
   if (typeof req.query.error === 'string') {
     log.info({ error: req.query.error }, 'the user or the service declined the authorization');
     return pageAnswer(
@@ -75,8 +91,6 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
   const provider = registry.get(attempt.integration);
   if (!flow || !provider) return pageAnswer(400, 'Not connected', `${attempt.integration} is not configured on this server.`);
 
-  // Rebuild the URL from the configured public base URL, never from the Host header.
-  const callbackUrl = new URL(oauthCallbackUrl(ctx.config));
   for (const [key, value] of Object.entries(req.query)) if (typeof value === 'string') callbackUrl.searchParams.set(key, value);
 
   let tokens: TokenSet;

@@ -1,5 +1,5 @@
 import type { Config } from '../core/config.js';
-import { clientMetadataDocumentUrl, oauthCallbackUrl } from '../core/urls.js';
+import { clientMetadataDocumentUrl, issuerCallbackUrl, oauthCallbackUrl } from '../core/urls.js';
 import type { UpstreamCatalogStore, UpstreamOAuthOptions } from '../providers/mcp-upstream/index.js';
 import type { Pool } from '../store/database.js';
 import type { Keyring } from '../store/keyring.js';
@@ -8,7 +8,7 @@ import { upstreamCatalogStore } from '../store/upstream-tool-catalogs.js';
 
 /**
  * What upstream MCP servers need from this deployment: for `auth: oauth2`, the registrations table
- * (one per issuer, shared by every process) and Switchboard's own client URLs under
+ * (one per issuer, shared by every process) and Switchboard's own client and callback URLs under
  * PUBLIC_BASE_URL; for search, the table where each server's last tool listing is shared.
  */
 export function upstreamServices(
@@ -20,7 +20,8 @@ export function upstreamServices(
     oauth: {
       registrationsFor: (scope) => clientRegistrationStore(pool, keyring, scope),
       clientMetadataUrl: clientMetadataDocumentUrl(config),
-      redirectUri: oauthCallbackUrl(config),
+      callbackUrl: oauthCallbackUrl(config),
+      issuerCallbackUrl: (issuer) => issuerCallbackUrl(config, issuer),
     },
     catalog: upstreamCatalogStore(pool),
   };

@@ -11,6 +11,17 @@ export interface OAuthContext {
   resource: string;
   clientId: string;
   scopes?: string[];
+  /**
+   * The redirect URI the consent was asked with: its callback must arrive there (absent in
+   * contexts recorded before redirect URIs were per issuer: the shared callback).
+   */
+  redirectUri?: string;
+}
+
+/** Whether a callback arrived at `redirectUri` (its origin and path; the query is the response). */
+export function arrivedAt(callbackUrl: URL, redirectUri: string): boolean {
+  const expected = new URL(redirectUri);
+  return callbackUrl.origin === expected.origin && callbackUrl.pathname === expected.pathname;
 }
 
 export interface ConsentRequest {

@@ -92,6 +92,8 @@ export function createApp(ctx: ServiceContext): express.Express {
   app.use(['/portal', '/connect', '/oauth'], noStore);
   app.get('/connect/:integration', (req: Request, res: Response) => handleConnectLink(ctx, req, res));
   app.get('/oauth/callback', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
+  // A discovered authorization server's own callback (core/urls.ts issuerCallbackUrl).
+  app.get('/oauth/callback/:issuerKey', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
   app.get('/oauth/client-metadata.json', serveClientMetadata(ctx.config));
   app.use(portalRouter(ctx));
   app.use(cookieCaptureRouter(ctx));

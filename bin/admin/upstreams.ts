@@ -4,6 +4,7 @@ import type { Config } from '../../core/config.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { builtinProviders } from '../../providers/index.js';
 import { upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { tenantClientRedirectUri } from '../../providers/mcp-upstream/tenant-client-redirect.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import type { Keyring } from '../../store/keyring.js';
 import type { Queryable } from '../../store/queryable.js';
@@ -12,9 +13,10 @@ import {
   listTenantUpstreams,
   removeTenantUpstream,
   TenantUpstreamRefused,
+  type TenantUpstreamSummary,
   tenantUpstreamSource,
 } from '../../store/tenant-upstream-servers.js';
-import { type Group, need, requireTenant, tenantCommand, UsageError } from './cli.js';
+import { type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
 
 /** The deployment's registry as the server builds it, for the same checks the portal makes. */
 function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): ProviderRegistry {
@@ -22,6 +24,12 @@ function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): Pr
   return ProviderRegistry.fromConfig(providers, config).withTenantServers(
     tenantUpstreamSource(db, keyring, upstreamFactory(config, { version: pkg.version })),
   );
+}
+
+/** An entry as admins see it, with the redirect URI its own OAuth client is registered with (if any). */
+function withRedirectUri(config: Pick<Config, 'PUBLIC_BASE_URL'>, summary: TenantUpstreamSummary) {
+  const redirectUri = tenantClientRedirectUri(config, summary.entry);
+  return redirectUri ? { ...summary, redirectUri } : summary;
 }
 
 function positional(positionals: string[], what: string): string {
@@ -59,15 +67,20 @@ export const upstreamGroup: Group = {
           throw new UsageError(`entry: ${(err as Error).message}`);
         }
         try {
-          ctx.out(await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' }));
+          ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' })));
         } catch (err) {
           if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
           throw err;
         }
       },
     },
-    tenantCommand({ name: 'list', summary: "List a tenant's own upstream MCP servers (never a secret)" }, (db, tenant) =>
-      listTenantUpstreams(db, tenant.id),
+    oneOptionCommand(
+      { name: 'list', summary: "List a tenant's own upstream MCP servers (never a secret)", option: 'tenant', placeholder: 'id' },
+      async (tenantId, ctx) => {
+        const db = await ctx.db();
+        const tenant = await requireTenant(db, tenantId);
+        ctx.out((await listTenantUpstreams(db, tenant.id)).map((summary) => withRedirectUri(ctx.config, summary)));
+      },
     ),
     {
       name: 'remove',

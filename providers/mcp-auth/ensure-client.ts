@@ -12,7 +12,7 @@ import { McpAuthError } from './errors.js';
 import { type AuthorizationServerMetadata, readJsonObject, sameIssuer } from './metadata.js';
 
 export interface EnsureClientOptions extends EgressOptions {
-  /** The callback registered with the client: core/urls.ts `oauthCallbackUrl`. */
+  /** The callback a dynamic registration is made with (core/urls.ts `issuerCallbackUrl`: the issuer's own). */
   redirectUri: string;
   preRegistered?: PreRegisteredClient;
   /** Switchboard's metadata document URL (core/urls.ts `clientMetadataDocumentUrl`); used only when https. */
@@ -27,6 +27,12 @@ export interface EnsureClientOptions extends EgressOptions {
    * a human is sent to a consent page that would only say "unknown client".
    */
   verify?: boolean;
+  /**
+   * The client of an authorization already asked for (its code, refresh, revocation): the stored
+   * registration whatever redirect URI it was made with, and never a new one — a registration made
+   * now could not use that authorization's code or tokens.
+   */
+  recorded?: boolean;
   /** Scope sent with a dynamic registration (some servers limit a client to what it registered). */
   scopes?: string[];
   fetch?: GuardedFetch;
@@ -64,6 +70,10 @@ export async function ensureClient(as: AuthorizationServerMetadata, options: Ens
     );
   }
   const stored = await options.registrations.find(issuer);
+  if (options.recorded) {
+    if (!stored) throw new McpAuthError('invalid_grant', `Switchboard has no registration at ${issuer} any more; connect again`);
+    return identityOf(stored);
+  }
   if (stored && !options.reregister && fits(stored, options.redirectUri)) {
     if (!options.verify || (await stillRegistered(as, stored, options.fetch ?? mcpAuthFetch(options)))) return identityOf(stored);
   }

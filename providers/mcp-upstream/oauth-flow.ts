@@ -14,7 +14,7 @@ import {
   revoke,
 } from '../mcp-auth/index.js';
 import { OAuthFlowError } from '../oauth-client.js';
-import type { OAuthContext, OAuthFlow } from '../oauth-flow.js';
+import { arrivedAt, type OAuthContext, type OAuthFlow } from '../oauth-flow.js';
 import type { UpstreamEntry } from './entry.js';
 
 /** What an upstream's OAuth needs from the deployment (bin/support/services.ts builds it). */
@@ -24,10 +24,18 @@ export interface UpstreamOAuthOptions {
    * issuer (store/mcp-client-registrations.ts): a tenant's server never uses the operator's client.
    */
   registrationsFor(scope: string): ClientRegistrationStore;
-  /** Switchboard's Client ID Metadata Document URL (core/urls.ts); used only where it is https. */
+  /**
+   * Switchboard's Client ID Metadata Document URL (core/urls.ts); used only where it is https, and
+   * only for the operator's servers: it is one client at every authorization server.
+   */
   clientMetadataUrl: string;
-  /** The OAuth callback (core/urls.ts `oauthCallbackUrl`): every client is registered with it. */
-  redirectUri: string;
+  /**
+   * The shared OAuth callback (core/urls.ts `oauthCallbackUrl`): the redirect URI of the operator's
+   * own clients — the metadata document's, and a client the operator registered by hand.
+   */
+  callbackUrl: string;
+  /** The callback of one issuer (core/urls.ts `issuerCallbackUrl`): the redirect URI of every other client. */
+  issuerCallbackUrl(issuer: string): string;
 }
 
 /** Authorization server metadata is read again after this (refreshes reuse it meanwhile). */
@@ -55,13 +63,27 @@ export function upstreamOAuthFlow(
 ): OAuthFlow {
   const auth = entry.auth;
   const egress = { allowedHosts: options.allowedHosts };
-  const redirectUri = options.redirectUri;
-  const clientOptions = {
+  const operators = options.scope === 'operator';
+  const registrations = options.registrationsFor(options.scope);
+  /**
+   * How Switchboard's client is found at an issuer. Dynamic registrations carry that issuer's own
+   * callback. The metadata document is offered only for the operator's servers: a tenant's server
+   * gets a registration of the tenant's own, never the client (and the consents) of the deployment.
+   */
+  const clientOptions = (issuer: string) => ({
     ...egress,
-    redirectUri,
-    clientMetadataUrl: options.clientMetadataUrl,
-    registrations: options.registrationsFor(options.scope),
-  };
+    redirectUri: options.issuerCallbackUrl(issuer),
+    ...(operators && { clientMetadataUrl: options.clientMetadataUrl }),
+    registrations,
+  });
+  /**
+   * Where the code comes back: the issuer's own callback, except for the operator's own clients
+   * (registered by hand with the shared callback, or the metadata document, which lists that one).
+   * A tenant's client named in its entry takes its issuer's callback too, so no flow of a tenant's
+   * server ever ends at the callback the deployment's clients share.
+   */
+  const redirectUriOf = (client: ClientIdentity) =>
+    operators && client.kind !== 'dynamic' ? options.callbackUrl : options.issuerCallbackUrl(client.issuer);
   const preRegistered = auth.clientId
     ? { clientId: auth.clientId, clientSecret: auth.clientSecret, ...(auth.issuer && { issuer: auth.issuer }) }
     : undefined;
@@ -82,7 +104,7 @@ export function upstreamOAuthFlow(
   };
   /** The client the context was asked with; another one (re-registered since) cannot use its code or tokens. */
   const clientOf = async (as: AuthorizationServerMetadata, context: OAuthContext): Promise<ClientIdentity> => {
-    const client = await ensureClient(as, { ...clientOptions, preRegistered });
+    const client = await ensureClient(as, { ...clientOptions(as.issuer), preRegistered, recorded: true });
     if (client.clientId !== context.clientId) {
       throw new OAuthFlowError('invalid_grant', `Switchboard's client at ${as.issuer} changed since this authorization; connect again`);
     }
@@ -100,12 +122,15 @@ export function upstreamOAuthFlow(
         const found = await discoverAuthorization(entry.url, { ...egress, expectedIssuer: auth.issuer });
         remember(found.authorizationServer);
         const scopes = union(auth.scopes ?? found.scopes, extra);
-        const client = await ensureClient(found.authorizationServer, { ...clientOptions, preRegistered, verify: true, scopes });
-        const request = await authorizationRequest(found.authorizationServer, client, { redirectUri, resource: found.resource, scopes });
+        const as = found.authorizationServer;
+        const client = await ensureClient(as, { ...clientOptions(as.issuer), preRegistered, verify: true, scopes });
+        const redirectUri = redirectUriOf(client);
+        const request = await authorizationRequest(as, client, { redirectUri, resource: found.resource, scopes });
         const context: OAuthContext = {
-          issuer: found.authorizationServer.issuer,
+          issuer: as.issuer,
           resource: found.resource,
           clientId: client.clientId,
+          redirectUri,
           ...(scopes && { scopes }),
         };
         return { ...request, context };
@@ -114,6 +139,14 @@ export function upstreamOAuthFlow(
 
     async finish(callbackUrl, checks) {
       const context = contextOf(checks.context);
+      // A code that came back to another callback than this consent's was sent for another
+      // authorization server's flow (a mix-up): it is exchanged nowhere, least of all here.
+      if (!arrivedAt(callbackUrl, context.redirectUri ?? options.callbackUrl)) {
+        throw new OAuthFlowError(
+          'callback_mismatch',
+          `${entry.name}: the sign-in came back to the callback of another authorization server than ${context.issuer}; nothing was exchanged`,
+        );
+      }
       return translated(async () => {
         const as = await authorizationServer(context.issuer);
         const client = await clientOf(as, context);
@@ -122,7 +155,7 @@ export function upstreamOAuthFlow(
         } catch (err) {
           // The server forgot Switchboard's registration: register again, so the next consent works.
           if (err instanceof McpAuthError && err.code === 'invalid_client' && client.kind === 'dynamic') {
-            await ensureClient(as, { ...clientOptions, reregister: true }).catch(() => {});
+            await ensureClient(as, { ...clientOptions(as.issuer), reregister: true }).catch(() => {});
           }
           throw err;
         }

@@ -4,6 +4,7 @@ import type { Credential, DynamicTools, Provider, ToolDefinition, ToolLogger } f
 import { upstreamEgressErrors } from './egress-errors.js';
 import type { UpstreamEntry } from './entry.js';
 import { type UpstreamOAuthOptions, upstreamOAuthFlow } from './oauth-flow.js';
+import { refusingRedirects } from './refuse-redirects.js';
 import type { CallToolAnswer } from './result.js';
 import { credentialKey, UpstreamSessions } from './sessions.js';
 import { convertTools, type ListedTool, UPSTREAM_LIMITS } from './tools.js';
@@ -66,13 +67,15 @@ class UpstreamToolLists implements DynamicTools {
     private readonly entry: UpstreamEntry,
     private readonly options: UpstreamOptions,
   ) {
-    const fetch = guardedFetch({
-      allowedHosts: options.allowedHosts,
-      maxResponseBytes: options.maxResponseBytes,
-      // An MCP session's answers can be long-lived SSE streams: the SDK's own signals bound them.
-      timeoutMs: null,
-      errors: upstreamEgressErrors,
-    });
+    const fetch = refusingRedirects(
+      guardedFetch({
+        allowedHosts: options.allowedHosts,
+        maxResponseBytes: options.maxResponseBytes,
+        // An MCP session's answers can be long-lived SSE streams: the SDK's own signals bound them.
+        timeoutMs: null,
+        errors: upstreamEgressErrors,
+      }),
+    );
     this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.lists.delete(key), {
       idleMs: options.sessionIdleSec === undefined ? undefined : options.sessionIdleSec * 1000,
     });

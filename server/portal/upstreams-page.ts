@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { loadCatalog } from '../../providers/mcp-upstream/config.js';
+import { tenantClientRedirectUri } from '../../providers/mcp-upstream/tenant-client-redirect.js';
 import {
   addTenantUpstream,
   listTenantUpstreams,
@@ -33,10 +34,13 @@ const NOTICES: Record<string, string> = {
 const forbidden = (res: Response) =>
   res.status(403).send(messagePage('Administrators only', "Only an administrator manages the organisation's upstream servers.", 'bad'));
 
-function serverRow(csrf: string, server: TenantUpstreamSummary): SafeHtml {
+function serverRow(ctx: ServiceContext, csrf: string, server: TenantUpstreamSummary): SafeHtml {
   const entry = server.entry as { displayName?: string; url?: string; auth?: { type?: string } };
+  const redirectUri = tenantClientRedirectUri(ctx.config, server.entry);
   return html`<tr data-upstream="${server.name}"><td><strong>${entry.displayName ?? server.name}</strong> <code>${server.name}</code></td>
-<td><code>${entry.url ?? ''}</code></td><td>${entry.auth?.type ?? 'none'}</td>
+<td><code>${entry.url ?? ''}</code></td><td>${entry.auth?.type ?? 'none'}${
+    redirectUri ? html`<br><span class="muted">its client's redirect URI:</span> <code data-redirect-uri>${redirectUri}</code>` : ''
+  }</td>
 <td class="actions"><form method="post" action="${PATH}/${encodeURIComponent(server.name)}/remove" class="inline">
 <input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="small danger">Remove</button></form></td></tr>`;
 }
@@ -63,7 +67,7 @@ async function upstreamsPage(
   // Catalog entries the deployment already offers (or the organisation added), or this build cannot serve, are not offered.
   const offered = loadCatalog().filter((e) => !own.has(e.name) && addable(ctx, e.name));
   const list = servers.length
-    ? html`<table><thead><tr><th>Server</th><th>URL</th><th>Auth</th><th>Actions</th></tr></thead><tbody>${servers.map((s) => serverRow(csrf, s))}</tbody></table>`
+    ? html`<table><thead><tr><th>Server</th><th>URL</th><th>Auth</th><th>Actions</th></tr></thead><tbody>${servers.map((s) => serverRow(ctx, csrf, s))}</tbody></table>`
     : html`<div class="box"><p>The organisation has no upstream servers of its own yet.</p></div>`;
   return portalPage(
     'Upstream servers',

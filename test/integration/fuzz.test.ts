@@ -288,6 +288,8 @@ function generate(): FuzzRequest[] {
         ['/connect/%E0%A4%A', ['t']],
         ['/connect/__proto__', ['t']],
         ['/oauth/callback', ['state', 'code', 'error', 'error_description']],
+        ['/oauth/callback/AAAAAAAAAAAAAAAAAAAAAA', ['state', 'code', 'iss', 'error']],
+        ['/oauth/callback/%E0%A4%A', ['state', 'code']],
         ['/portal/login-link', ['token', 'next']],
         ['/portal/login', ['next']],
         ['/portal/oidc/callback', ['state', 'code']],

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
+import { issuerCallbackUrl } from '../../core/urls.js';
 import { loadCatalog } from '../../providers/mcp-upstream/config.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { Keyring } from '../../store/keyring.js';
@@ -127,6 +128,34 @@ describe('admin CLI: upstream add / list / remove', () => {
     const listed = JSON.parse((await cli('upstream', 'list', '--tenant', adminA.user.tenantId)).stdout);
     expect(listed.map((s: { name: string }) => s.name)).toEqual(['acme', 'akey']);
   }, 30_000);
+
+  it('a tenant’s own OAuth client is shown (CLI and portal) with the redirect URI of its issuer alone, never the shared callback', async () => {
+    const tenant = adminB.user.tenantId;
+    const issuer = 'https://auth.bravo.example';
+    const oauth = entry('bravo-oauth', bravoServer.url, {
+      auth: { type: 'oauth2', clientId: 'bravo-client', clientSecret: CLIENT_SECRET, issuer },
+    });
+    const own = issuerCallbackUrl({ PUBLIC_BASE_URL: stack.baseUrl }, issuer);
+    expect(own.startsWith(`${stack.baseUrl}/oauth/callback/`)).toBe(true);
+    const added = await cli('upstream', 'add', '--tenant', tenant, oauth);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(added.stdout)).toMatchObject({ name: 'bravo-oauth', hasClientSecret: true, redirectUri: own });
+    // A server without a client of the tenant's own registers one itself: nothing to show.
+    const plain = entry('bravo-plain', bravoServer.url, { auth: { type: 'oauth2' } });
+    expect(await cli('upstream', 'add', '--tenant', tenant, plain)).toMatchObject({ code: 0, stderr: '' });
+    const listed = JSON.parse((await cli('upstream', 'list', '--tenant', tenant)).stdout);
+    expect(listed.find((s: { name: string }) => s.name === 'bravo-oauth')).toMatchObject({ redirectUri: own });
+    expect(listed.find((s: { name: string }) => s.name === 'bravo-plain')).not.toHaveProperty('redirectUri');
+    // The portal's page says it too.
+    const page = await signedInPage(browser, adminB);
+    await page.goto(`${stack.baseUrl}/portal/upstreams`);
+    expect(await page.locator('[data-upstream="bravo-oauth"] [data-redirect-uri]').textContent()).toBe(own);
+    expect(await page.locator('[data-upstream="bravo-plain"]').count()).toBe(1);
+    expect(await page.locator('[data-upstream="bravo-plain"] [data-redirect-uri]').count()).toBe(0);
+    await page.context().close();
+    for (const name of ['bravo-oauth', 'bravo-plain'])
+      expect(await cli('upstream', 'remove', '--tenant', tenant, name)).toMatchObject({ code: 0 });
+  });
 
   it("refuses a built-in's or an operator server's name, a name in use, bad JSON and bad fields, and an unknown tenant (exit 2)", async () => {
     const tenant = adminA.user.tenantId;

@@ -1,11 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { answerStatelessMcp } from '../../server/mcp-stateless.js';
 import { insertAccount } from '../../store/accounts.js';
 import { launchBrowser } from '../support/browser.js';
 import { signedInPage } from '../support/consent.js';
@@ -25,11 +29,22 @@ let internal: TestUpstream;
 let hostile: TestUpstream;
 let keyed: TestUpstream;
 let everything: { child: ChildProcess; url: string };
+let moving: Awaited<ReturnType<typeof startMovingUpstream>>;
 let alice: TestUser;
 let bob: TestUser;
 
 const execute = (user: TestUser, name: string, args: Record<string, unknown> = {}) =>
   user.call('connections_execute', { name, arguments: args }).then((r) => r.body);
+
+/** Stores `user`'s API key for an upstream integration, bound to the server URL it was given for. */
+const storeKey = (user: TestUser, integration: string, label: string, apiKey: string, url: string) =>
+  insertAccount(stack.services.pool, stack.services.keyring, {
+    tenantId: user.user.tenantId,
+    ownerUserId: user.user.id,
+    integration,
+    label,
+    credential: { type: 'apikey', fields: { apiKey }, boundTo: `mcp:${url}` },
+  });
 
 /**
  * Input schemas a hostile upstream lists to make the worker's local argument check run without end:
@@ -87,7 +102,54 @@ function askTheClient(server: McpServer) {
   }
 }
 
+/**
+ * An API-key upstream that answers every tools/call with a same-origin redirect to another path
+ * (307 for `move_307`, 308 for `move_308`): a full MCP endpoint too, which keeps what reaches it.
+ */
+async function startMovingUpstream() {
+  const moved: { apiKey?: string; body: unknown }[] = [];
+  const mcp = (req: express.Request, res: express.Response) => {
+    const server = new McpServer({ name: 'moving', version: '1.0.0' });
+    for (const name of ['move_307', 'move_308']) {
+      server.registerTool(name, { description: `Answers a call with HTTP ${name.slice(5)}` }, async () => ({
+        content: [{ type: 'text', text: 'ran' }],
+      }));
+    }
+    void answerStatelessMcp(server, req, res, { json: true });
+  };
+  const app = express();
+  app.use(express.json());
+  app.post(
+    '/mcp',
+    (req, res, next) => {
+      if (req.headers['x-api-key'] !== API_KEY) return void res.status(401).end();
+      if (req.body?.method !== 'tools/call') return next();
+      res
+        .status(req.body.params?.name === 'move_308' ? 308 : 307)
+        .set('location', '/elsewhere/mcp')
+        .end();
+    },
+    mcp,
+  );
+  app.post('/elsewhere/mcp', (req, res) => {
+    moved.push({ apiKey: req.headers['x-api-key'] as string | undefined, body: req.body });
+    mcp(req, res);
+  });
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    moved,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
 beforeAll(async () => {
+  moving = await startMovingUpstream();
   [open, keyed, internal, everything, hostile] = await Promise.all([
     startTestUpstream(),
     startTestUpstream({ apiKey: API_KEY }),
@@ -106,6 +168,7 @@ beforeAll(async () => {
         { name: 'everything', displayName: 'Everything', url: everything.url },
         { name: 'internal', displayName: 'Internal', url: `http://localhost:${internal.port}/mcp` },
         { name: 'hostile', displayName: 'Hostile', url: hostile.url },
+        { name: 'moving', displayName: 'Moving', url: moving.url, auth: { type: 'apikey', header: 'X-Api-Key', label: 'Key' } },
       ]),
     },
   });
@@ -115,7 +178,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  await Promise.all([open?.close(), keyed?.close(), internal?.close(), hostile?.close()]);
+  await Promise.all([open?.close(), keyed?.close(), internal?.close(), hostile?.close(), moving?.close()]);
   everything?.child.kill();
 });
 
@@ -321,13 +384,7 @@ describe('an auth: apikey upstream', () => {
     });
     await expect(provider.identify!(ctx({ apiKey: 'wrong' }))).rejects.toMatchObject({ status: 401 });
     expect(await provider.identify!(ctx({ apiKey: API_KEY }))).toEqual({ externalId: 'mcp:testkey', label: 'Test Key' });
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: alice.user.tenantId,
-      ownerUserId: alice.user.id,
-      integration: 'testkey',
-      label: 'Test Key',
-      credential: { type: 'apikey', fields: { apiKey: API_KEY }, boundTo: `mcp:${keyed.url}` },
-    });
+    await storeKey(alice, 'testkey', 'Test Key', API_KEY, keyed.url);
     expect(await execute(alice, 'testkey__echo', { message: 'keyed' })).toEqual({ ok: true, result: 'echo: keyed' });
     expect(keyed.requests.filter((r) => r.apiKey === API_KEY).length).toBeGreaterThan(0);
     const { body } = await alice.call('search_tools', { query: 'echo', integration: 'testkey' });
@@ -367,26 +424,26 @@ describe('an auth: apikey upstream', () => {
 
   it('never sends a key stored for another server that had this name (a removed server, another added under its name)', async () => {
     const dave = await createTestUser(stack, { tenantId: alice.user.tenantId });
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: dave.user.tenantId,
-      ownerUserId: dave.user.id,
-      integration: 'testkey',
-      label: 'Key of the old server',
-      credential: { type: 'apikey', fields: { apiKey: 'key-for-the-old-server-0001' }, boundTo: 'mcp:https://old.example/mcp' },
-    });
+    await storeKey(dave, 'testkey', 'Key of the old server', 'key-for-the-old-server-0001', 'https://old.example/mcp');
     const answer = await execute(dave, 'testkey__echo', { message: 'x' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth', integration: 'testkey' } });
     expect(keyed.requests.some((r) => r.apiKey === 'key-for-the-old-server-0001')).toBe(false);
   });
 
+  it('attack: a 307 or 308 to another path of the same origin is not followed: the key and the call never reach it, and the call says why', async () => {
+    await storeKey(alice, 'moving', 'Moving', API_KEY, moving.url);
+    for (const status of [307, 308]) {
+      const answer = await execute(alice, `moving__move_${status}`);
+      expect(answer).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+      expect(answer.error.message).toContain(`HTTP ${status}`);
+      expect(answer.error.message).toContain('redirect');
+      expect(answer.error.message).not.toContain(API_KEY);
+    }
+    expect(moving.moved).toEqual([]);
+  });
+
   it('marks the account needs_reauth when the server stops taking the key, and never echoes the key', async () => {
-    await insertAccount(stack.services.pool, stack.services.keyring, {
-      tenantId: bob.user.tenantId,
-      ownerUserId: bob.user.id,
-      integration: 'testkey',
-      label: 'Old key',
-      credential: { type: 'apikey', fields: { apiKey: 'revoked-key-zzzzzzzzzzzz' }, boundTo: `mcp:${keyed.url}` },
-    });
+    await storeKey(bob, 'testkey', 'Old key', 'revoked-key-zzzzzzzzzzzz', keyed.url);
     const answer = await execute(bob, 'testkey__echo', { message: 'x' });
     expect(answer).toMatchObject({ ok: false, error: { code: 'needs_reauth' } });
     expect(JSON.stringify(answer)).not.toContain('revoked-key');

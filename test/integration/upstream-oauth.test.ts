@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
+import { issuerCallbackUrl } from '../../core/urls.js';
 import { upstreamEntrySchema } from '../../providers/mcp-upstream/entry.js';
 import { readCredential } from '../../store/accounts.js';
 import { findClientRegistration } from '../../store/mcp-client-registrations.js';
@@ -98,7 +99,8 @@ describe('connect an oauth2 upstream through the portal', () => {
     expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizeUrl.searchParams.get('resource')).toBe(upstream.mcpUrl);
     expect(authorizeUrl.searchParams.get('scope')).toBe('mcp:read');
-    expect(authorizeUrl.searchParams.get('redirect_uri')).toBe(`${stack.baseUrl}/oauth/callback`);
+    // The authorization server's own callback (RFC 9700 §4.4.2): a code of another server is refused there.
+    expect(authorizeUrl.searchParams.get('redirect_uri')).toBe(issuerCallbackUrl({ PUBLIC_BASE_URL: stack.baseUrl }, upstream.issuer));
     expect(upstream.registrations).toBe(1);
     const registration = await findClientRegistration(pool, keyring, upstream.issuer);
     expect(registration?.clientId).toBe(authorizeUrl.searchParams.get('client_id'));
@@ -310,6 +312,32 @@ describe('attackers', () => {
     expect(upstream.grants.authorization_code ?? 0).toBe(grants);
     expect(await accountOf(mallory)).toBeUndefined();
   });
+
+  it('a code delivered to another callback than its authorization server’s own (a mix-up) exchanges nothing, even in the right browser', async () => {
+    const { body } = await alice.call('connect', { integration: NAME });
+    const page = await signedInPage(browser, alice);
+    const own = issuerCallbackUrl({ PUBLIC_BASE_URL: stack.baseUrl }, upstream.issuer);
+    // The consent's answer is held on its way to the server's own callback…
+    await page.route(
+      (url) => url.href.startsWith(`${own}?`),
+      (route) => route.abort(),
+    );
+    const held = page.waitForRequest((r) => r.url().startsWith(`${own}?`));
+    await page.goto(body.url);
+    await page.waitForURL((url) => url.href.startsWith(upstream.issuer));
+    await page.locator('input[name="login"]').fill('alice-at-acme');
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const response = new URL((await held).url());
+    planted.add(response.searchParams.get('code') ?? '');
+    // …and arrives at the shared one instead, as a code of another server's flow would.
+    const grants = upstream.grants.authorization_code ?? 0;
+    await page.goto(`${stack.baseUrl}/oauth/callback${response.search}`);
+    expect(await page.locator('h1').textContent()).toBe('Sign-in not recognised');
+    await page.context().close();
+    expect(upstream.grants.authorization_code ?? 0).toBe(grants);
+  }, 60_000);
 
   it('a server whose metadata names another resource is refused before any consent or registration', async () => {
     const hostile = await world.serve((req, res) => {

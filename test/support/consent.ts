@@ -35,6 +35,7 @@ export async function consentAs(page: Page, auth: TestAuthServer, login: string)
   await page.locator('input[name="password"]').fill('any password');
   await page.getByRole('button', { name: 'Sign-in' }).click();
   await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL((url) => url.pathname === '/oauth/callback');
+  // The shared callback, or a discovered authorization server's own (/oauth/callback/<key>).
+  await page.waitForURL((url) => url.pathname === '/oauth/callback' || url.pathname.startsWith('/oauth/callback/'));
   return new URL(page.url());
 }

@@ -55,7 +55,14 @@ const closeServer = (server: Server) =>
     server.closeAllConnections();
   });
 
-export async function startMcpAuthWorld(options: { cimd?: boolean; accessTokenTtlSec?: number } = {}): Promise<McpAuthWorld> {
+export async function startMcpAuthWorld(
+  options: {
+    cimd?: boolean;
+    accessTokenTtlSec?: number;
+    /** false: an authorization server without RFC 9207 — no `iss` on its callbacks, none advertised. */
+    sendsIss?: boolean;
+  } = {},
+): Promise<McpAuthWorld> {
   const asPort = await freePort();
   const issuer = `http://127.0.0.1:${asPort}`;
   const mcpServerHttp = createServer();
@@ -124,6 +131,20 @@ export async function startMcpAuthWorld(options: { cimd?: boolean; accessTokenTt
     },
   });
   provider.proxy = false;
+  if (options.sendsIss === false) {
+    provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.path.startsWith('/.well-known/') && ctx.body && typeof ctx.body === 'object') {
+        delete (ctx.body as Record<string, unknown>).authorization_response_iss_parameter_supported;
+      }
+      const location = ctx.response.get('location');
+      if (location?.startsWith(SWITCHBOARD_ORIGIN)) {
+        const callback = new URL(location);
+        callback.searchParams.delete('iss');
+        ctx.response.set('location', callback.href);
+      }
+    });
+  }
   provider.on('server_error', () => {});
   provider.on('grant.success', (ctx) => {
     const type = String(ctx.oidc.params?.grant_type);
