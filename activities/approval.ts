@@ -59,7 +59,7 @@ export function createApprovalActivities(
       if (!approval) return { status: 'CANCELLED' };
       if (approval.status !== 'RUNNING') return { status: approval.status };
       const input = await callInput(approval);
-      await runner.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'tool_failed' });
+      await runner.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'outcome_unknown' });
       await finishApproval(deps.pool, deps.keyring, approval, outcomeUnknown(approval.tool, timedOut));
       return { status: 'DONE' };
     },

@@ -43,7 +43,10 @@ export async function deliverResult(
     );
   } catch (err) {
     deps.logger.error({ tool: owner.tool, err: (err as Error).message }, 'could not store a tool result');
-    return failure('tool_failed', `${owner.tool} ran, but Switchboard could not keep its result; the server logged the details.`);
+    return failure(
+      'outcome_unknown',
+      `${owner.tool} ran, but Switchboard could not keep its result, so check before retrying; the server logged the details.`,
+    );
   }
   if (bytes > limits.inlineResultMaxBytes) return { ok: true, stored };
   return { ok: true, ...limitJsonText(json, limits.maxResultBytes, () => result), ...stored };

@@ -4,7 +4,7 @@ import { chooseAccount } from '../core/account-choice.js';
 import { needsApproval } from '../core/approval-policy.js';
 import { secretArgumentTexts } from '../core/approval-summary.js';
 import { reportedIssues } from '../core/errors.js';
-import { failure, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
+import { failure, type LostCallCode, outcomeUnknown, type ToolCallRequest, type ToolOutcome } from '../core/execution.js';
 import { MAX_ARGUMENT_NESTING, nestsDeeperThan } from '../core/json-depth.js';
 import { cachedInputJsonSchema, inputJsonSchema } from '../core/json-schema.js';
 import { policyRefusal } from '../core/policy.js';
@@ -16,6 +16,7 @@ import { stepUpScopes } from '../providers/mcp-auth/index.js';
 import type { ProviderRegistry, ToolEntry } from '../providers/registry.js';
 import type { Credential, Provider } from '../providers/sdk.js';
 import { createToolContext } from '../providers/tool-context.js';
+import { mayHaveReachedService } from '../providers/transport-loss.js';
 import { UnsafePathArgument } from '../providers/url-path.js';
 import { type Account, listUsableAccountsWithSealedCredentials, markNeedsReauth, markStepUp, setAccountStatus } from '../store/accounts.js';
 import { claimToolCallReadingCaller, recordToolCall, type ToolCallClaim } from '../store/audit.js';
@@ -414,7 +415,15 @@ export function createToolCallRunner(deps: ExecuteDeps) {
           status: err.status,
         });
       }
-      return failure('tool_failed', `${input.call.tool} failed: ${providerErrorText((err as Error).message ?? String(err), secrets)}`);
+      const why = providerErrorText(errorText(err), secrets);
+      if (mayHaveReachedService(err)) {
+        // Not tool_failed, which an agent retries: the service may have run the call.
+        return failure(
+          'outcome_unknown',
+          `${input.call.tool} may have reached ${integration}, but its answer was lost (${why}); its outcome is unknown, so check before retrying.`,
+        );
+      }
+      return failure('tool_failed', `${input.call.tool} failed: ${why}`);
     }
   }
 
@@ -501,7 +510,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     },
 
     /** The audit row of a call whose activity never reported (worker lost, deadline passed). */
-    async recordLostToolCall(sealed: ExecuteToolInput & { errorCode: 'timeout' | 'tool_failed' }): Promise<void> {
+    async recordLostToolCall(sealed: ExecuteToolInput & { errorCode: LostCallCode }): Promise<void> {
       const { request } = withOpenedArguments(deps.keyring, sealed);
       await recordToolCall(deps.pool, {
         ...auditIdentity(request),
@@ -547,6 +556,14 @@ const auditIdentity = (input: ExecuteToolInput): ToolCallClaim => ({
   tool: input.call.tool,
   argNames: Object.keys(input.call.args ?? {}),
 });
+
+/** An error's message with its cause's (fetch's "fetch failed" says nothing without it). */
+function errorText(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+  return detail && !message.includes(detail) ? `${message}: ${detail}` : message;
+}
 
 /** The secret strings of a tool credential, for redaction. */
 const toolSecrets = (credential: Credential): string[] =>

@@ -218,6 +218,8 @@ export const baseEnvSchema = z.object({
   UPSTREAM_MCP_ALLOWED_HOSTS: hostList,
   /** Seconds an upstream server's tool list is kept before it is listed again. */
   UPSTREAM_MCP_TOOLS_TTL_SEC: positiveInt.default(300),
+  /** Seconds an upstream server's MCP session (one per credential and process) stays open unused. */
+  UPSTREAM_MCP_SESSION_IDLE_SEC: positiveInt.default(300),
   BROWSER_PAGE_TIMEOUT_MS: positiveInt.default(15000),
   BROWSER_MAX_PAGE_BYTES: positiveInt.default(5 * 1024 * 1024),
 

@@ -15,6 +15,7 @@ export const TOOL_ERROR_CODES = [
   'needs_reauth',
   'invalid_arguments',
   'tool_failed',
+  'outcome_unknown',
   'rate_limited',
   'timeout',
   'approval_required',
@@ -74,8 +75,12 @@ export const BATCH_CONCURRENCY = 8;
 /**
  * The outcome of a call whose result never came back (its worker was lost, its time ran out, or
  * it was cut off and re-run): it may or may not have reached the service, so it is not retried.
+ * `outcome_unknown`, not `tool_failed`, which an agent retries: a write could run twice.
  */
 export const outcomeUnknown = (tool: string, timedOut = false): ToolOutcome =>
   timedOut
     ? failure('timeout', `${tool} did not report within its deadline; its outcome is unknown, so check before retrying a write.`)
-    : failure('tool_failed', `${tool} was interrupted; its outcome is unknown, so check before retrying a write.`);
+    : failure('outcome_unknown', `${tool} was interrupted; its outcome is unknown, so check before retrying a write.`);
+
+/** How a call whose result was lost is audited: `timeout` past its deadline, else `outcome_unknown`. */
+export type LostCallCode = 'timeout' | 'outcome_unknown';

@@ -18,6 +18,11 @@ export interface EgressErrors {
   unreachable(message: string, url: URL): Error;
   /** The answer declared more bytes than are read. */
   tooLarge(maxBytes: number, url: URL): Error;
+  /**
+   * The connection broke after it was made, before an answer came: the request may have reached
+   * the server. Without it, such a failure is `unreachable` too.
+   */
+  lost?(message: string, url: URL): Error;
 }
 
 /** What a guarded fetch may reach and read. */
@@ -141,6 +146,8 @@ export function guardedFetch(options: EgressOptions & { maxResponseBytes: number
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
+      // Once connected (a reused keep-alive socket is), the request may be on its way to the server.
+      let connected = false;
       const req = send(url, { method, headers, lookup: pinned, signal }, (res) => {
         try {
           resolve(toResponse(url, method, res, maxResponseBytes, errors));
@@ -154,8 +161,18 @@ export function guardedFetch(options: EgressOptions & { maxResponseBytes: number
         else if (signal?.aborted) reject(errors.unreachable(`${url.origin}${url.pathname} did not answer in time`, url));
         else {
           const why = (err as { code?: string }).code ?? err.message;
-          reject(errors.unreachable(`${url.origin}${url.pathname} could not be reached (${why})`, url));
+          if (connected && errors.lost)
+            reject(errors.lost(`the connection to ${url.origin}${url.pathname} broke before it answered (${why})`, url));
+          else reject(errors.unreachable(`${url.origin}${url.pathname} could not be reached (${why})`, url));
         }
+      });
+      req.once('socket', (socket) => {
+        const ready = 'encrypted' in socket ? 'secureConnect' : 'connect';
+        if (!socket.connecting) connected = true;
+        else
+          socket.once(ready, () => {
+            connected = true;
+          });
       });
       req.end(body);
     });

@@ -105,7 +105,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'PUBLIC_BASE_URL'>): R
                   type: 'string',
                   enum: [...TOOL_ERROR_CODES],
                   description:
-                    'rate_limited: the service refused for now; run the call again after retryAfterSec. approval_required: a person ' +
+                    'rate_limited: the service refused for now; run the call again after retryAfterSec. outcome_unknown: the call may have ' +
+                    'reached the service and its answer was lost; check before retrying it. approval_required: a person ' +
                     'must approve the call first (give them url, then wait_for_approval with approvalId); nothing ran',
                 },
                 message: { type: 'string' },

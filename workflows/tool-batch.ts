@@ -130,7 +130,7 @@ export async function toolBatchWorkflow(input: ToolBatchInput): Promise<CallOutc
       // not have happened, so say so instead of retrying it.
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
       const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
-      await audit.recordLostToolCall({ ...activityInput, errorCode: timedOut ? 'timeout' : 'tool_failed' });
+      await audit.recordLostToolCall({ ...activityInput, errorCode: timedOut ? 'timeout' : 'outcome_unknown' });
       return outcomeUnknown(call.tool, timedOut);
     }
   };

@@ -1,5 +1,6 @@
 import type { EgressErrors } from '../guarded-fetch.js';
 import { ResponseTooLarge } from '../http.js';
+import { RequestOutcomeUnknown } from '../transport-loss.js';
 
 /** The upstream's host is not one Switchboard may reach (loopback, private, metadata, …). */
 export class UpstreamAddressRefused extends Error {
@@ -15,4 +16,5 @@ export const upstreamEgressErrors: EgressErrors = {
   refused: (why) => new UpstreamAddressRefused(why),
   unreachable: (message) => new Error(message),
   tooLarge: (maxBytes) => new ResponseTooLarge(maxBytes),
+  lost: (message) => new RequestOutcomeUnknown(message),
 };

@@ -22,6 +22,7 @@ interface UpstreamConfig {
   UPSTREAM_MCP_SERVERS?: string;
   UPSTREAM_MCP_ALLOWED_HOSTS: AllowedHost[];
   UPSTREAM_MCP_TOOLS_TTL_SEC: number;
+  UPSTREAM_MCP_SESSION_IDLE_SEC?: number;
   CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: number;
 }
 
@@ -59,6 +60,7 @@ export function upstreamFactory(
       allowedHosts: config.UPSTREAM_MCP_ALLOWED_HOSTS,
       maxResponseBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
       toolsTtlSec: config.UPSTREAM_MCP_TOOLS_TTL_SEC,
+      sessionIdleSec: config.UPSTREAM_MCP_SESSION_IDLE_SEC,
       version: options.version,
       logger: options.logger,
       oauth: options.oauth,

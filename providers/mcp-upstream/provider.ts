@@ -17,6 +17,8 @@ export interface UpstreamOptions {
   maxResponseBytes: number;
   /** UPSTREAM_MCP_TOOLS_TTL_SEC: a tool list is listed again after this. */
   toolsTtlSec: number;
+  /** UPSTREAM_MCP_SESSION_IDLE_SEC: an upstream session unused this long is closed (default 300). */
+  sessionIdleSec?: number;
   /** Switchboard's version, sent as the MCP client's. */
   version: string;
   logger?: ToolLogger;
@@ -69,7 +71,9 @@ class UpstreamToolLists implements DynamicTools {
         errors: upstreamEgressErrors,
       }),
     );
-    this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.lists.delete(key));
+    this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.lists.delete(key), {
+      idleMs: options.sessionIdleSec === undefined ? undefined : options.sessionIdleSec * 1000,
+    });
   }
 
   shared(): ToolDefinition[] {

@@ -3,13 +3,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import { ProviderHttpError } from '../http.js';
 import type { Credential } from '../sdk.js';
+import { RequestOutcomeUnknown } from '../transport-loss.js';
+import { watchForLostAnswer } from './lost-answer.js';
+import { SessionPool } from './session-pool.js';
 
-/** Most upstream sessions one process keeps open per server; the least recently opened closes first. */
+/** Most upstream sessions one process keeps open per server; the least recently used idle one closes first. */
 const MAX_SESSIONS = 200;
+/** An upstream session unused this long is closed (UPSTREAM_MCP_SESSION_IDLE_SEC's default). */
+export const DEFAULT_IDLE_MS = 5 * 60 * 1000;
 /** The SDK's own request timeout is replaced by the caller's deadline signal. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
@@ -42,19 +47,30 @@ function asProviderError(err: unknown, challenge?: string): unknown {
 }
 
 interface Session {
-  client: Promise<Client>;
-  transport?: StreamableHTTPClientTransport | SSEClientTransport;
+  client: Client;
+  transport: StreamableHTTPClientTransport | SSEClientTransport;
   /** The last `WWW-Authenticate` a 401/403 of this session carried (the SDK's errors drop headers). */
   challenge?: string;
+  /** Set once the client closed: a call it fails with "Connection closed" lost its answer. */
+  closed?: boolean;
+}
+
+/** What a session is opened with; the pool's defaults are what UPSTREAM_MCP_SESSION_IDLE_SEC defaults to. */
+export interface SessionLimits {
+  /** Most sessions one process keeps per server (more only while every one is in use: session-pool.ts). */
+  maxSessions?: number;
+  /** Milliseconds an unused session stays open. */
+  idleMs?: number;
 }
 
 /**
  * Open MCP client sessions to one upstream server, one per credential, reused across calls (the
- * server's `Mcp-Session-Id` is kept). Streamable HTTP first; if the server refuses it the way a
- * legacy server does (400/404/405 on the first POST), the HTTP+SSE transport.
+ * server's `Mcp-Session-Id` is kept) and counted by the calls using them (session-pool.ts).
+ * Streamable HTTP first; if the server refuses it the way a legacy server does (400/404/405 on
+ * the first POST), the HTTP+SSE transport.
  */
 export class UpstreamSessions {
-  private readonly sessions = new Map<string, Session>();
+  private readonly pool: SessionPool<Session>;
 
   constructor(
     private readonly entry: UpstreamEntry,
@@ -62,28 +78,40 @@ export class UpstreamSessions {
     private readonly version: string,
     /** A server said its tools changed (notifications/tools/list_changed) on this key's session. */
     private readonly onToolsChanged: (key: string) => void,
-  ) {}
+    limits: SessionLimits = {},
+  ) {
+    this.pool = new SessionPool<Session>({
+      max: limits.maxSessions ?? MAX_SESSIONS,
+      idleMs: limits.idleMs ?? DEFAULT_IDLE_MS,
+      close: (session) => session.client.close(),
+    });
+  }
 
   /**
    * Runs `fn` on the credential's session. A session the server dropped (HTTP 404 on the session
    * id, which the spec makes the answer to a request the server did not take) is opened again and
-   * `fn` runs once more: the first request never reached a tool. Nothing else is retried.
+   * `fn` runs once more: the first request never reached a tool. Nothing else is retried. A
+   * session whose credential the server refuses (401/403) is let go.
    */
   async run<T>(credential: Credential, signal: AbortSignal, fn: (client: Client) => Promise<T>): Promise<T> {
     const key = credentialKey(credential);
-    const session = await this.session(key, credential, signal);
-    const client = await session.client;
-    try {
-      return await fn(client);
-    } catch (err) {
-      const hadSession = session.transport instanceof StreamableHTTPClientTransport && Boolean(session.transport.sessionId);
-      if (!(err instanceof StreamableHTTPError && err.code === 404 && hadSession)) throw asProviderError(err, session.challenge);
-      this.forget(key, client);
-      const fresh = await this.session(key, credential, signal);
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.pool.acquire(key, () => this.open(key, credentialHeaders(this.entry, credential), signal));
+      const session = lease.session;
       try {
-        return await fn(await fresh.client);
-      } catch (again) {
-        throw asProviderError(again, fresh.challenge);
+        return await fn(session.client);
+      } catch (err) {
+        const dropped =
+          err instanceof StreamableHTTPError &&
+          err.code === 404 &&
+          session.transport instanceof StreamableHTTPClientTransport &&
+          Boolean(session.transport.sessionId);
+        const refused = err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403);
+        if (dropped || refused) lease.retire();
+        if (dropped && attempt === 0) continue;
+        throw asCallError(err, session);
+      } finally {
+        lease.release();
       }
     }
   }
@@ -93,66 +121,55 @@ export class UpstreamSessions {
     return { signal, timeout: NO_SDK_TIMEOUT_MS };
   }
 
-  async closeAll(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(all.map((s) => s.client.then((c) => c.close()).catch(() => {})));
+  /** Every session let go: idle ones close now, those in use when their calls end. */
+  closeAll(): Promise<void> {
+    return this.pool.closeAll();
   }
 
-  private forget(key: string, client: Client): void {
-    this.sessions.delete(key);
-    void client.close().catch(() => {});
-  }
-
-  /** The credential's session, opened on first use; a failed opening is forgotten (the next call tries again). */
-  private async session(key: string, credential: Credential, signal: AbortSignal): Promise<Session> {
-    let session = this.sessions.get(key);
-    if (!session) {
-      const holder: Session = { client: Promise.resolve(undefined as unknown as Client) };
-      holder.client = this.open(key, credentialHeaders(this.entry, credential), signal, holder);
-      holder.client.catch(() => {
-        if (this.sessions.get(key) === holder) this.sessions.delete(key);
-      });
-      this.sessions.set(key, holder);
-      session = holder;
-      if (this.sessions.size > MAX_SESSIONS) {
-        const [oldestKey, oldest] = this.sessions.entries().next().value!;
-        this.sessions.delete(oldestKey);
-        void oldest.client.then((c) => c.close()).catch(() => {});
-      }
-    }
+  /** A new session for the credential; a failure (a refused credential) is the provider error, and takes no place. */
+  private async open(key: string, headers: Record<string, string>, signal: AbortSignal): Promise<Session> {
+    const holder: { challenge?: string; session?: Session } = {};
     try {
-      await session.client;
-      return session;
+      return await this.connect(key, headers, signal, holder);
     } catch (err) {
-      throw asProviderError(err, session.challenge);
+      throw asProviderError(err, holder.challenge);
     }
   }
 
-  private async open(key: string, headers: Record<string, string>, signal: AbortSignal, session: Session): Promise<Client> {
+  private async connect(
+    key: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    holder: { challenge?: string; session?: Session },
+  ): Promise<Session> {
     const url = new URL(this.entry.url);
-    const client = this.newClient(key);
-    // Every answer of this session passes here: a 401/403's challenge is kept for the error it becomes.
+    // Every answer of this session passes here: a 401/403's challenge is kept for the error it
+    // becomes, and a request's answer stream is watched for ending without the answer.
     const fetch: FetchLike = async (input, init) => {
       const res = await this.fetch(input, init);
-      if (res.status === 401 || res.status === 403) session.challenge = res.headers.get('www-authenticate') ?? undefined;
-      return res;
+      if (res.status === 401 || res.status === 403) {
+        const challenge = res.headers.get('www-authenticate') ?? undefined;
+        holder.challenge = challenge;
+        if (holder.session) holder.session.challenge = challenge;
+      }
+      return watchForLostAnswer(init, res, (id) => holder.session && answerLost(holder.session, id));
     };
     const streamable = new StreamableHTTPClientTransport(url, {
       fetch,
       requestInit: { headers },
       redirectPolicy: 'same-origin',
     });
+    const client = this.newClient(key, holder);
     try {
       await client.connect(streamable, UpstreamSessions.options(signal));
-      session.transport = streamable;
-      return client;
+      holder.session = { client, transport: streamable, challenge: holder.challenge };
+      return holder.session;
     } catch (err) {
       await client.close().catch(() => {});
       const legacy = err instanceof StreamableHTTPError && (err.code === 400 || err.code === 404 || err.code === 405);
       if (!legacy) throw err;
     }
-    const fallback = this.newClient(key);
+    const fallback = this.newClient(key, holder);
     const sse = new SSEClientTransport(url, {
       fetch,
       requestInit: { headers },
@@ -161,18 +178,46 @@ export class UpstreamSessions {
       },
     });
     await fallback.connect(sse, UpstreamSessions.options(signal));
-    session.transport = sse;
-    return fallback;
+    holder.session = { client: fallback, transport: sse, challenge: holder.challenge };
+    return holder.session;
   }
 
-  private newClient(key: string): Client {
+  private newClient(key: string, holder: { session?: Session }): Client {
     const client = new Client({ name: 'switchboard', version: this.version }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => this.onToolsChanged(key));
     client.onclose = () => {
-      const current = this.sessions.get(key);
-      if (current)
-        void current.client.then((c) => c === client && this.sessions.get(key) === current && this.sessions.delete(key)).catch(() => {});
+      const session = holder.session;
+      if (session?.client !== client) return;
+      session.closed = true;
+      this.pool.retire(key, session);
     };
     return client;
   }
+}
+
+/**
+ * The error a call's failure is: the provider's (asProviderError), or RequestOutcomeUnknown when
+ * the request may have reached the server and its answer was lost (the connection closed under
+ * the call, or its answer stream ended without it).
+ */
+function asCallError(err: unknown, session: Session): unknown {
+  if (err instanceof McpError && err.data === LOST_ANSWER) {
+    return new RequestOutcomeUnknown('the upstream MCP server ended its answer before the result');
+  }
+  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed && session.closed) {
+    return new RequestOutcomeUnknown('the connection to the upstream MCP server closed during the call');
+  }
+  return asProviderError(err, session.challenge);
+}
+
+/** Marks the error answer Switchboard gives a request whose answer was lost (never a server's: it is not JSON). */
+const LOST_ANSWER = Object.freeze({ lost: true });
+
+/** Answers the session's pending request `id` with the lost-answer error, through the SDK's own plumbing. */
+function answerLost(session: Session, id: string | number): void {
+  session.transport.onmessage?.({
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InternalError, message: 'the answer was lost', data: LOST_ANSWER },
+  });
 }

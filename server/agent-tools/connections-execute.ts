@@ -11,7 +11,7 @@ export const connectionsExecute = defineMetaTool({
     'its parameters; account: optional connection id, account id or label (default: your default account, else the ' +
     "organisation's). Answers {ok: true, result} or {ok: false, error: {code, message}}; code not_connected or needs_reauth " +
     'means ask the user to connect; approval_required means a person must approve it first: give them error.url, then ' +
-    'call wait_for_approval with error.approvalId; rate_limited means the service asks to wait error.retryAfterSec seconds first. requestId makes a retry safe: the same requestId returns the recorded result.',
+    'call wait_for_approval with error.approvalId; rate_limited means the service asks to wait error.retryAfterSec seconds first; outcome_unknown means the call may have reached the service and its answer was lost: check before retrying it. requestId makes a retry safe: the same requestId returns the recorded result.',
   input: z
     .object({
       name: z.string().min(1).max(200),

@@ -145,7 +145,7 @@ async function endedBatchOutcomes(ctx: ServiceContext, handle: WorkflowHandle, c
   ctx.logger.warn({ workflowId: handle.workflowId, status: status.name }, 'tool batch ended without results');
   return calls.map((call) =>
     failure(
-      'tool_failed',
+      'outcome_unknown',
       `The batch running ${call.tool} ended (${ended}) before the call reported; its outcome is unknown, so check before ` +
         'retrying a write. Send a new requestId to run it again.',
     ),

@@ -49,6 +49,9 @@ function metaError(ctx: ServiceContext, flatName: string, error: ToolFailure): R
         ...(error.approvalStatus && { approvalStatus: error.approvalStatus }),
         message: error.message,
       };
+    case 'outcome_unknown':
+      // The call may have run: an agent must check before running the entry again.
+      return { error: 'OUTCOME_UNKNOWN', message: error.message };
     case 'rate_limited':
       // Like NOT_CONNECTED, a code the agent can act on: wait retryAfterSec, then run the entry again.
       return { error: 'RATE_LIMITED', integration: error.integration, retryAfterSec: error.retryAfterSec, message: error.message };
@@ -63,7 +66,7 @@ export const executeTools = defineMetaTool({
     'Run tools. executions: [{tool, args}] — tool is a name from search_tools, args an object (default {}), optional account ' +
     '(id or label from list_connections). 1 to 500 entries, up to 8 running at once; results[i] answers executions[i] as {result} or {error}. ' +
     'A NOT_CONNECTED error names the integration to connect; an APPROVAL_REQUIRED error means a person must approve the call first: ' +
-    'give them its url, then call wait_for_approval with its approvalId (the other entries ran); a RATE_LIMITED error says after how many seconds (retryAfterSec) to try again. Pass a requestId to make a retry safe: the same requestId returns ' +
+    'give them its url, then call wait_for_approval with its approvalId (the other entries ran); a RATE_LIMITED error says after how many seconds (retryAfterSec) to try again; an OUTCOME_UNKNOWN error means the call may have run and its answer was lost: check before running it again. Pass a requestId to make a retry safe: the same requestId returns ' +
     'the recorded results and runs nothing twice.',
   input: z
     .object({

@@ -7,6 +7,7 @@ import { policyAdmits, policyRefusal, type TenantSettings } from '../../core/pol
 import { policyRefusalAnswer } from '../../core/policy-refusal-text.js';
 import { ResponseTooLarge } from '../../providers/http.js';
 import { capResponse } from '../../providers/response-cap.js';
+import { mayHaveReachedService } from '../../providers/transport-loss.js';
 import { recordToolCall } from '../../store/audit.js';
 import type { ServiceContext } from '../context.js';
 import { tenantSettings } from '../meta/caller-tenant.js';
@@ -244,6 +245,11 @@ async function routeExecute(
     });
     return withSourceApprovalId(source.name, withSourceResultRef(source.name, answer));
   } catch (err) {
+    // Sent, then no answer in time or the connection broke: the source may have run the call.
+    if ((err as Error).name === 'TimeoutError' || mayHaveReachedService(err)) {
+      const message = `This call was sent to source ${source.name} and its answer was lost (${(err as Error).message}); its outcome is unknown, so check before retrying.`;
+      return { ok: false, error: { code: 'outcome_unknown', message } };
+    }
     return { ok: false, error: { code: 'tool_failed', message: `Source ${source.name} is unavailable: ${(err as Error).message}` } };
   }
 }

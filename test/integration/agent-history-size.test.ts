@@ -125,7 +125,7 @@ describe('a hostile upstream against an agent workflow’s history', () => {
       const { result, workflowId } = await running;
       expect(result).toEqual({
         ok: false,
-        error: { code: 'tool_failed', message: 'big__slow was interrupted; its outcome is unknown, so check before retrying a write.' },
+        error: { code: 'outcome_unknown', message: 'big__slow was interrupted; its outcome is unknown, so check before retrying a write.' },
       });
       expect((await runsOf(workflowId)).flatMap((r) => r.failures)).toEqual([]);
       const events = (await stack.services.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
@@ -136,7 +136,7 @@ describe('a hostile upstream against an agent workflow’s history', () => {
         `SELECT outcome, error_code FROM audit_log WHERE tool = 'big__slow' AND actor_user_id = $1`,
         [user.user.id],
       );
-      expect(rows).toEqual([{ outcome: 'error', error_code: 'tool_failed' }]);
+      expect(rows).toEqual([{ outcome: 'error', error_code: 'outcome_unknown' }]);
     } finally {
       await killProcess(worker);
       if (!restarted) await stack.startWorker();

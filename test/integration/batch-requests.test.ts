@@ -156,7 +156,8 @@ describe('idempotency edges', () => {
     const expected = {
       results: [
         {
-          error:
+          error: 'OUTCOME_UNKNOWN',
+          message:
             'The batch running github__get_authenticated_user ended (terminated) before the call reported; its outcome is unknown, ' +
             'so check before retrying a write. Send a new requestId to run it again.',
         },
@@ -175,7 +176,7 @@ describe('idempotency edges', () => {
       requestId: 'to-be-terminated',
     });
     expect(single.status).toBe(200);
-    expect(single.body).toEqual({ ok: false, error: { code: 'tool_failed', message: expected.results[0].error } });
+    expect(single.body).toEqual({ ok: false, error: { code: 'outcome_unknown', message: expected.results[0].message } });
     expect(hits('terminated-gh')).toBe(1);
   }, 60_000);
 });

@@ -386,7 +386,7 @@ describe('local tool calls', () => {
     expect(again).toEqual({
       ok: false,
       error: {
-        code: 'tool_failed',
+        code: 'outcome_unknown',
         message: 'github__create_issue was interrupted; its outcome is unknown, so check before retrying a write.',
       },
     });
@@ -410,10 +410,10 @@ describe('local tool calls', () => {
       call: { tool: 'github__list_repos', args: {} },
       claimFirst: true,
     });
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'outcome_unknown' } });
     expect(apis.requests.filter((r) => r.subject === 'noa-gh')).toEqual([]);
     const { rows } = await stack.services.pool.query(`SELECT outcome, error_code, arg_names FROM audit_log WHERE call_key = $1`, [callKey]);
-    expect(rows).toEqual([{ outcome: 'error', error_code: 'tool_failed', arg_names: [] }]);
+    expect(rows).toEqual([{ outcome: 'error', error_code: 'outcome_unknown', arg_names: [] }]);
   });
 });
 

@@ -114,7 +114,7 @@ describe('process crashes', () => {
 
     const outcomes = await Promise.all(calls);
     const unexpected = outcomes.filter(
-      (o) => !o.ok && !(o.error?.code === 'tool_failed' && /interrupted; its outcome is unknown/.test(o.error.message)),
+      (o) => !o.ok && !(o.error?.code === 'outcome_unknown' && /interrupted; its outcome is unknown/.test(o.error.message)),
     );
     expect(unexpected, JSON.stringify(unexpected.slice(0, 3))).toEqual([]);
 

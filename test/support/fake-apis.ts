@@ -28,6 +28,11 @@ export interface FakeApis {
       headers?: Record<string, string>;
       /** Answer 200 and stream bytes until the client hangs up (a hostile or broken upstream). */
       endless?: boolean;
+      /**
+       * Cut the connection once the request is read: `before-answer` destroys it without a byte of
+       * answer, `mid-body` sends the headers and part of the body first.
+       */
+      reset?: 'before-answer' | 'mid-body';
     }
   >;
   /** `credential`: whether the request carried an Authorization or Cookie header. */
@@ -81,6 +86,12 @@ export async function startFakeApis(subjectOf: (token: string) => Promise<string
       if (override.delayMs) await new Promise((r) => setTimeout(r, override.delayMs));
       if (override.headers) res.set(override.headers);
       if (override.endless) return streamForever(res, fake);
+      if (override.reset === 'before-answer') return void req.socket.destroy();
+      if (override.reset === 'mid-body') {
+        res.writeHead(201, { 'content-type': 'application/json', 'content-length': '4096' });
+        res.write('{"number": 1, "title": ');
+        return void setTimeout(() => req.socket.destroy(), 20);
+      }
       if (override.status) return res.status(override.status).json(override.body ?? { message: `status ${override.status}` });
     }
     // Linear checks its own personal API keys.

@@ -33,6 +33,12 @@ export interface TestUpstream {
 export async function startTestUpstream(
   options: {
     apiKey?: string;
+    /**
+     * Calls of these tools reach the server (they are counted in `calls`) and are never answered:
+     * `reset` destroys the connection before any answer, `end` opens the answer's event stream and
+     * closes it without the result (a server that crashed mid-call, or a proxy that cut it).
+     */
+    cutCalls?: Record<string, 'reset' | 'end'>;
     extraTools?: (server: McpServer) => void;
     /**
      * Tools listed with these raw input schemas, exactly as written (a hostile server's), and only
@@ -171,7 +177,15 @@ export async function startTestUpstream(
           .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
         return;
       }
-      await session.transport.handleRequest(req, res);
+      const cut = options.cutCalls && req.method === 'POST' ? await readJson(req) : undefined;
+      const how = cut && cut.method === 'tools/call' ? options.cutCalls?.[cut.params?.name ?? ''] : undefined;
+      if (how) {
+        calls.push(cut!.params!.name!);
+        if (how === 'reset') req.socket.destroy();
+        else res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': sessionId }).end();
+        return;
+      }
+      await session.transport.handleRequest(req, res, cut);
       return;
     }
     if (req.method !== 'POST') {
@@ -221,6 +235,12 @@ export async function startTestUpstream(
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },
   };
+}
+
+async function readJson(req: http.IncomingMessage): Promise<{ method?: string; params?: { name?: string } }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
 /**

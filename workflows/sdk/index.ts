@@ -211,7 +211,7 @@ export function switchboard(options: SwitchboardOptions) {
       if (!(err instanceof ActivityFailure) || isCancellation(err) || !patched(LOST_CALL_PATCH)) throw err;
       const cause = err.cause;
       const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
-      await audit.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'tool_failed' });
+      await audit.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'outcome_unknown' });
       return outcomeUnknown(call.tool, timedOut);
     }
   }
