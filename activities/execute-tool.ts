@@ -119,8 +119,9 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       return failure(code, message);
     }
 
-    const parse = (found: ToolEntry) => {
-      const parsed = found.tool.input.safeParse(call.args ?? {});
+    // Asynchronous: an upstream tool's arguments are checked in a worker thread (schema-checker.ts).
+    const parse = async (found: ToolEntry) => {
+      const parsed = await found.tool.input.safeParseAsync(call.args ?? {});
       if (parsed.success) return { valid: true as const, data: parsed.data };
       return failure('invalid_arguments', `Arguments do not fit the schema of ${call.tool}.`, {
         issues: reportedIssues(parsed.error.issues),
@@ -152,7 +153,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
       }
-      const parsed = parse(entry!);
+      const parsed = await parse(entry!);
       if (!('valid' in parsed)) return parsed;
       return (await gate(entry!)) ?? invoke(registry, entry!, input, parsed.data, audit);
     }
@@ -176,7 +177,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
     let args: unknown;
     if (entry) {
-      const parsed = parse(entry);
+      const parsed = await parse(entry);
       if (!('valid' in parsed)) return parsed;
       args = parsed.data;
     }
@@ -207,7 +208,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         }
         if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
-        const parsed = parse(entry);
+        const parsed = await parse(entry);
         if (!('valid' in parsed)) return parsed;
         args = parsed.data;
         const gatedListed = await gate(entry, account);
