@@ -22,7 +22,7 @@ export const UPSTREAM_LIMITS = {
   /** The schemas of one listing together (JSON): the tools past it are left out (what a saved catalog can hold). */
   listingSchemaBytes: 2 * 1024 * 1024,
   /** Steps of working out the schemas' cost (schema-cost.ts) one listing may take; the tools past it are left out. */
-  listingAnalysisSteps: 10 * MAX_ANALYSIS_STEPS,
+  listingAnalysisSteps: 2 * MAX_ANALYSIS_STEPS,
 } as const;
 
 /**
