@@ -128,8 +128,9 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       return failure(code, message);
     }
 
-    const parse = (found: ToolEntry) => {
-      const parsed = found.tool.input.safeParse(call.args ?? {});
+    // Asynchronous: an upstream tool's arguments are checked in a worker thread (schema-checker.ts).
+    const parse = async (found: ToolEntry) => {
+      const parsed = await found.tool.input.safeParseAsync(call.args ?? {});
       if (parsed.success) {
         // Each secret argument is one more scan of the result and of any error text (redaction).
         const secretValues = new Set(secretArgumentTexts(call.args ?? {}, cachedInputJsonSchema(found.tool))).size;
@@ -171,7 +172,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
       }
-      const parsed = parse(entry!);
+      const parsed = await parse(entry!);
       if (!('valid' in parsed)) return parsed;
       return (await gate(entry!)) ?? invoke(registry, entry!, input, parsed.data, audit);
     }
@@ -195,7 +196,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
     if (missing.length) return failure('forbidden', `Your ${integration} connection lacks the scope ${missing.join(', ')}.`);
     let args: unknown;
     if (entry) {
-      const parsed = parse(entry);
+      const parsed = await parse(entry);
       if (!('valid' in parsed)) return parsed;
       args = parsed.data;
     }
@@ -226,7 +227,7 @@ export function createToolCallRunner(deps: ExecuteDeps) {
         }
         if (found === REFRESH_AND_RETRY || !('tool' in found)) return found as ToolOutcome;
         entry = found;
-        const parsed = parse(entry);
+        const parsed = await parse(entry);
         if (!('valid' in parsed)) return parsed;
         args = parsed.data;
         const gatedListed = await gate(entry, account);

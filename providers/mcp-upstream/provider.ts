@@ -133,7 +133,7 @@ class UpstreamToolLists implements DynamicTools {
     try {
       const saved = await this.options.catalog.load(this.catalogKey());
       if (!saved || this.latest.length) return;
-      this.latest = convertTools(this.entry, saved.tools, (name, args, ctx) => this.call(name, args, ctx.credential, ctx.signal)).tools;
+      this.latest = this.convert(saved.tools).tools;
       this.changes++;
     } catch (err) {
       this.options.logger?.warn(
@@ -155,9 +155,7 @@ class UpstreamToolLists implements DynamicTools {
         if (!cursor || listed.length > UPSTREAM_LIMITS.tools * 2) break;
       }
     });
-    const { tools, dropped, kept } = convertTools(this.entry, listed, (name, args, ctx) =>
-      this.call(name, args, ctx.credential, ctx.signal),
-    );
+    const { tools, dropped, kept } = this.convert(listed);
     if (dropped.length)
       this.options.logger?.warn({ integration: this.entry.name, dropped: dropped.slice(0, 20) }, 'upstream tools left out');
     this.lists.set(credentialKey(credential), { tools, at: Date.now() });
@@ -172,6 +170,13 @@ class UpstreamToolLists implements DynamicTools {
         );
     }
     return tools;
+  }
+
+  /** Listed (or saved) tools as this server's tools; its argument checks are one lane of the checker. */
+  private convert(listed: readonly ListedTool[]) {
+    return convertTools(this.entry, listed, (name, args, ctx) => this.call(name, args, ctx.credential, ctx.signal), {
+      lane: this.catalogKey(),
+    });
   }
 
   private call(name: string, args: unknown, credential: Credential, signal: AbortSignal): Promise<CallToolAnswer> {

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ListedTool } from '../../core/ports/upstream-tool-catalogs.js';
 import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import type { ToolAccess, ToolContext, ToolDefinition } from '../sdk.js';
 import { type CallToolAnswer, toolResultOf } from './result.js';
-import { argumentsTooCostly, schemaCost } from './schema-cost.js';
-import { upstreamSchemaValidator } from './schema-validator.js';
+import { type SchemaChecker, sharedSchemaChecker } from './schema-checker.js';
+import { argumentsTooCostly, MAX_ANALYSIS_STEPS, schemaCost } from './schema-cost.js';
 import { uniqueToolNames } from './tool-names.js';
 
 /** What a hostile or careless upstream can put into Switchboard's catalog, at most. */
@@ -19,7 +20,41 @@ export const UPSTREAM_LIMITS = {
   descriptionChars: 2000,
   /** An input schema larger than this (JSON) leaves its tool out. */
   schemaBytes: 64 * 1024,
+  /** The schemas of one listing together (JSON): the tools past it are left out (what a saved catalog can hold). */
+  listingSchemaBytes: 2 * 1024 * 1024,
+  /** Steps of working out the schemas' cost (schema-cost.ts) one listing may take; the tools past it are left out. */
+  listingAnalysisSteps: 2 * MAX_ANALYSIS_STEPS,
 } as const;
+
+/**
+ * Costs worked out, by schema hash, across listings, servers and tenants of this process: a
+ * server listed again with the schemas it had costs hashing them only.
+ */
+const COSTS_KEPT = 2000;
+const knownCosts = new Map<string, ReturnType<typeof schemaCost>>();
+
+function costOf(key: string, schema: Record<string, unknown>, maxSteps: number): ReturnType<typeof schemaCost> {
+  const known = knownCosts.get(key);
+  if (known) {
+    knownCosts.delete(key);
+    knownCosts.set(key, known);
+    return { ...known, steps: 0 };
+  }
+  const cost = schemaCost(schema, maxSteps);
+  // A schema given up on for the listing's budget alone may fit another listing: not remembered.
+  if ('perValue' in cost || maxSteps === MAX_ANALYSIS_STEPS) {
+    knownCosts.set(key, cost);
+    if (knownCosts.size > COSTS_KEPT) knownCosts.delete(knownCosts.keys().next().value as string);
+  }
+  return cost;
+}
+
+export interface ConvertOptions {
+  /** Where arguments are checked (the process's shared pool unless a test gives its own). */
+  checker?: SchemaChecker;
+  /** Whose checks these are: one server's checks take one thread at a time (schema-checker.ts). */
+  lane?: string;
+}
 
 /**
  * Access as the MCP spec defines the hints: `readOnlyHint: true` → read; otherwise
@@ -45,13 +80,22 @@ export interface ConvertedTools {
 
 /**
  * The server's tools as Switchboard tools: names sanitised and unique, descriptions cut, the input
- * schema kept as JSON Schema (validated with ajv on every call) and annotations mapped to access.
+ * schema kept as JSON Schema and annotations mapped to access. Listing compiles nothing: the work
+ * here is bounded by the listing's size (UPSTREAM_LIMITS); a schema is compiled at its tool's first
+ * call, in the checker's threads, and kept there by its hash for every later listing.
  */
-export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[], call: CallUpstream): ConvertedTools {
+export function convertTools(
+  entry: UpstreamEntry,
+  listed: readonly ListedTool[],
+  call: CallUpstream,
+  options: ConvertOptions = {},
+): ConvertedTools {
   const dropped: string[] = [];
-  const validator = upstreamSchemaValidator();
+  const lane = options.lane ?? entry.name;
   const allow = entry.tools ? new Set(entry.tools) : undefined;
-  const kept: { tool: ListedTool; schema: Record<string, unknown>; validate: (v: unknown) => string | undefined }[] = [];
+  const kept: { tool: ListedTool; schema: Record<string, unknown>; validate: (v: unknown) => Promise<string | undefined> }[] = [];
+  let schemaBytes = 0;
+  let analysisSteps = 0;
   for (const tool of listed) {
     const shown = String(tool?.name ?? '').slice(0, 80);
     if (typeof tool?.name !== 'string' || !tool.name || tool.name.length > UPSTREAM_LIMITS.nameChars) {
@@ -63,32 +107,35 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
       dropped.push(`${shown}: more than ${UPSTREAM_LIMITS.tools} tools`);
       continue;
     }
-    const schema = schemaOf(tool.inputSchema);
-    if (!schema) {
+    const copy = schemaOf(tool.inputSchema);
+    if (!copy) {
       dropped.push(`${shown}: input schema is not a JSON object schema under ${UPSTREAM_LIMITS.schemaBytes} bytes`);
       continue;
     }
-    const cost = schemaCost(schema);
+    if (schemaBytes + copy.bytes > UPSTREAM_LIMITS.listingSchemaBytes) {
+      dropped.push(`${shown}: the listing's schemas pass ${UPSTREAM_LIMITS.listingSchemaBytes} bytes`);
+      continue;
+    }
+    const left = UPSTREAM_LIMITS.listingAnalysisSteps - analysisSteps;
+    const cost = costOf(copy.key, copy.schema, Math.min(MAX_ANALYSIS_STEPS, left));
+    analysisSteps += cost.steps;
     if ('reason' in cost) {
-      dropped.push(`${shown}: input schema too costly to check (${cost.reason})`);
+      dropped.push(
+        left < MAX_ANALYSIS_STEPS
+          ? `${shown}: the listing's schemas take more than ${UPSTREAM_LIMITS.listingAnalysisSteps} steps to work out`
+          : `${shown}: input schema too costly to check (${cost.reason})`,
+      );
       continue;
     }
-    let check: (v: unknown) => { valid: boolean; errorMessage?: string };
-    try {
-      check = validator.getValidator(withoutUnboundedKeywords(schema) as never);
-    } catch (err) {
-      dropped.push(`${shown}: input schema does not compile (${(err as Error).message.slice(0, 80)})`);
-      continue;
-    }
+    schemaBytes += copy.bytes;
+    const { schema, key } = copy;
+    const checker = options.checker ?? sharedSchemaChecker();
     kept.push({
       tool,
       schema,
-      validate: (v) => {
-        // Beyond what the schema's cost was worked out for (schema-cost.ts): refused before ajv walks it.
-        const tooCostly = argumentsTooCostly(v, cost.perValue);
-        if (tooCostly) return tooCostly;
-        const result = check(v);
-        return result.valid ? undefined : (result.errorMessage ?? 'invalid');
+      validate: async (v) => {
+        // Beyond what the schema's cost was worked out for (schema-cost.ts): refused before it is checked.
+        return argumentsTooCostly(v, cost.perValue) ?? (await checker.check(lane, key, schema, v));
       },
     });
   }
@@ -101,8 +148,8 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
       description: String(text).slice(0, UPSTREAM_LIMITS.descriptionChars) || `${upstreamName} on ${entry.displayName}`,
       access: accessOf(tool.annotations),
       inputSchema: schema,
-      input: z.unknown().superRefine((value, ctx) => {
-        const problem = validate(value);
+      input: z.unknown().superRefine(async (value, ctx) => {
+        const problem = await validate(value);
         if (problem) ctx.addIssue({ code: 'custom', message: problem.slice(0, 300) });
       }),
       run: async (args, ctx) => toolResultOf(await call(upstreamName, args, ctx)),
@@ -118,8 +165,8 @@ export function convertTools(entry: UpstreamEntry, listed: readonly ListedTool[]
   return { tools, dropped, kept: keptListed };
 }
 
-/** A copy of the schema without `$id`/`$schema` (ids would be shared in ajv's cache), or undefined. */
-function schemaOf(value: unknown): Record<string, unknown> | undefined {
+/** A copy of the schema without `$id`/`$schema`, its size and its hash (JSON), or undefined. */
+function schemaOf(value: unknown): { schema: Record<string, unknown>; bytes: number; key: string } | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   let json: string;
   try {
@@ -127,27 +174,10 @@ function schemaOf(value: unknown): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-  if (Buffer.byteLength(json) > UPSTREAM_LIMITS.schemaBytes) return undefined;
-  const { $id: _id, $schema: _dialect, ...schema } = JSON.parse(json) as Record<string, unknown>;
-  if (schema.type !== undefined && schema.type !== 'object') return undefined;
-  return { type: 'object', ...schema };
-}
-
-/**
- * The schema Switchboard validates with: without `pattern` and `patternProperties`, whose regular
- * expressions come from the upstream and would run synchronously on the worker (a catastrophic
- * backtracking pattern cannot be stopped by the call's deadline), and without `uniqueItems`, which
- * ajv checks by comparing every item with every other (a megabyte of distinct items: minutes of
- * the worker's time). The server still checks them.
- */
-function withoutUnboundedKeywords(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUnboundedKeywords);
-  if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    if ((key === 'pattern' && typeof child === 'string') || key === 'patternProperties') continue;
-    if (key === 'uniqueItems' && typeof child === 'boolean') continue;
-    out[key] = withoutUnboundedKeywords(child);
-  }
-  return out;
+  const bytes = Buffer.byteLength(json);
+  if (bytes > UPSTREAM_LIMITS.schemaBytes) return undefined;
+  const { $id: _id, $schema: _dialect, ...rest } = JSON.parse(json) as Record<string, unknown>;
+  if (rest.type !== undefined && rest.type !== 'object') return undefined;
+  const schema = { type: 'object', ...rest };
+  return { schema, bytes, key: createHash('sha256').update(JSON.stringify(schema)).digest('base64url') };
 }

@@ -11,6 +11,7 @@ import { loadCatalog, parseUpstreamServers } from '../../providers/mcp-upstream/
 import { UpstreamAddressRefused, upstreamEgressErrors } from '../../providers/mcp-upstream/egress-errors.js';
 import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { toolResultOf, UpstreamToolError } from '../../providers/mcp-upstream/result.js';
+import { SchemaChecker } from '../../providers/mcp-upstream/schema-checker.js';
 import { sanitizeToolName, uniqueToolNames } from '../../providers/mcp-upstream/tool-names.js';
 import { accessOf, convertTools, UPSTREAM_LIMITS } from '../../providers/mcp-upstream/tools.js';
 import { ProviderRegistry } from '../../providers/registry.js';
@@ -158,7 +159,7 @@ describe('a hostile upstream tool list', () => {
     expect(registry.tools().filter((t) => t.flatName === 'github_list_repos')).toHaveLength(1);
   });
 
-  it('has its schema passed through and its arguments validated against it', () => {
+  it('has its schema passed through and its arguments validated against it', async () => {
     const [tool] = convertTools(
       entry,
       [
@@ -170,20 +171,132 @@ describe('a hostile upstream tool list', () => {
       noCall,
     ).tools;
     expect(inputJsonSchema(tool)).toEqual({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });
-    expect(tool.input.safeParse({ a: 1 }).success).toBe(true);
-    expect(tool.input.safeParse({ a: 'one' }).success).toBe(false);
-    expect(tool.input.safeParse({}).success).toBe(false);
+    expect((await tool.input.safeParseAsync({ a: 1 })).success).toBe(true);
+    expect((await tool.input.safeParseAsync({ a: 'one' })).success).toBe(false);
+    expect((await tool.input.safeParseAsync({})).success).toBe(false);
   });
 });
 
 describe('a hostile schema pattern', () => {
-  it('is shown to agents but not run by Switchboard (catastrophic backtracking would block the worker)', () => {
+  it('is shown to agents but not run by Switchboard (catastrophic backtracking would block the worker)', async () => {
     const evil = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
     const [tool] = convertTools(entry, [{ name: 'redos', inputSchema: evil }], noCall).tools;
     expect(inputJsonSchema(tool)).toEqual(evil);
     const started = Date.now();
-    expect(tool.input.safeParse({ s: `${'a'.repeat(40)}!` }).success).toBe(true);
+    expect((await tool.input.safeParseAsync({ s: `${'a'.repeat(40)}!` })).success).toBe(true);
     expect(Date.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('a hostile schema format', () => {
+  const tool = (inputSchema: Record<string, unknown>) => convertTools(entry, [{ name: 'f', inputSchema }], noCall).tools[0];
+
+  it('leaves formats with backtracking checks (url, email, uri…) to the server: a 64,000-colon url is not run through a regular expression', async () => {
+    const link = tool({ type: 'object', properties: { link: { type: 'string', format: 'url' } } });
+    // ajv-formats' url expression takes seconds on this string; it is not run at all (so the value is the server's to judge).
+    expect((await link.input.safeParseAsync({ link: `http://${':'.repeat(64_000)}` })).success).toBe(true);
+    expect((await link.input.safeParseAsync({ link: 'not a url at all' })).success).toBe(true);
+    for (const format of ['email', 'uri', 'uri-reference', 'hostname', 'uri-template', 'regex', 'json-pointer', 'byte']) {
+      const other = tool({ type: 'object', properties: { v: { type: 'string', format } } });
+      expect((await other.input.safeParseAsync({ v: `${'a.'.repeat(30_000)}!` })).success, format).toBe(true);
+    }
+  }, 30_000);
+
+  it('checks short fixed-shape formats (date, date-time, uuid, ipv4…) only up to a length no valid value has', async () => {
+    const dated = tool({ type: 'object', properties: { d: { type: 'string', format: 'date' }, id: { type: 'string', format: 'uuid' } } });
+    expect((await dated.input.safeParseAsync({ d: '2026-12-03', id: '0f8fad5b-d9cb-469f-a165-70867728950e' })).success).toBe(true);
+    const wrong = await dated.input.safeParseAsync({ d: '2026-13-45' });
+    expect(wrong.error?.issues[0].message).toBe('data/d must match format "date"');
+    const long = await dated.input.safeParseAsync({ d: '1'.repeat(100_000) });
+    expect(long.error?.issues[0].message).toBe('data/d must match format "date"');
+  });
+});
+
+describe('compiling upstream schemas', () => {
+  const listing = Array.from({ length: 20 }, (_, i) => ({
+    name: `t${i}`,
+    inputSchema: { type: 'object', properties: { n: { type: 'number' }, [`p${i % 5}`]: { type: 'string' } } },
+  }));
+
+  it('compiles nothing when a server is listed; a schema is compiled at its first call, once, and reused by later listings', async () => {
+    const checker = new SchemaChecker();
+    try {
+      const first = convertTools(entry, listing, noCall, { checker, lane: 'acme' });
+      const again = convertTools(entry, listing, noCall, { checker, lane: 'acme' });
+      expect(first.tools).toHaveLength(20);
+      expect(checker.compiles).toBe(0);
+      expect((await first.tools[0].input.safeParseAsync({ n: 1 })).success).toBe(true);
+      expect(checker.compiles).toBe(1);
+      // The same schema in a later listing (and in another server's) is not compiled again.
+      expect((await again.tools[0].input.safeParseAsync({ n: 'one' })).success).toBe(false);
+      const other = convertTools({ ...entry, name: 'other' }, listing, noCall, { checker, lane: 'other' });
+      expect((await other.tools[5].input.safeParseAsync({ n: 2 })).success).toBe(true);
+      expect(checker.compiles).toBe(1);
+      // Five distinct schemas among the twenty tools: five compiles in all.
+      for (const t of first.tools) await t.input.safeParseAsync({ n: 3 });
+      expect(checker.compiles).toBe(5);
+    } finally {
+      await checker.close();
+    }
+  });
+
+  it('refuses, without trying again, a schema whose compile runs past its deadline; other servers are still checked', async () => {
+    // A deadline far under what this schema's compile takes (1,000 flat properties: 0.8 s of ajv measured).
+    const checker = new SchemaChecker({ compileMs: 50 });
+    try {
+      const properties = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p${i}`, { type: 'string' }]));
+      const [slow] = convertTools(entry, [{ name: 'slow', inputSchema: { type: 'object', properties } }], noCall, {
+        checker,
+        lane: 'acme',
+      }).tools;
+      const [fine] = convertTools({ ...entry, name: 'fine' }, [{ name: 'fine', inputSchema: { type: 'object' } }], noCall, {
+        checker,
+        lane: 'fine',
+      }).tools;
+      const [refused, ok] = await Promise.all([slow.input.safeParseAsync({ x: {} }), fine.input.safeParseAsync({ a: 1 })]);
+      expect(ok.error?.issues).toBeUndefined();
+      expect(refused.error?.issues[0].message).toMatch(
+        /^Switchboard cannot check arguments against this tool's schema: compiling it took longer than \d+ ms$/,
+      );
+      const compiles = checker.compiles;
+      expect((await slow.input.safeParseAsync({ x: {} })).error?.issues[0].message).toBe(refused.error?.issues[0].message);
+      expect(checker.compiles).toBe(compiles);
+    } finally {
+      await checker.close();
+    }
+  }, 30_000);
+});
+
+describe('a hostile tool list', () => {
+  it('carries at most UPSTREAM_LIMITS.listingSchemaBytes of schemas: the tools past it are left out by name', () => {
+    const big = (i: number) => ({ name: `big_${i}`, inputSchema: { type: 'object', description: `${i}`.padEnd(60_000, 'x') } });
+    const { tools, dropped } = convertTools(
+      entry,
+      Array.from({ length: 40 }, (_, i) => big(i)),
+      noCall,
+    );
+    const bytes = Buffer.byteLength(JSON.stringify(big(0).inputSchema));
+    expect(tools.length).toBe(Math.floor(UPSTREAM_LIMITS.listingSchemaBytes / bytes));
+    expect(dropped[0]).toBe(`big_${tools.length}: the listing's schemas pass ${UPSTREAM_LIMITS.listingSchemaBytes} bytes`);
+    expect(dropped).toHaveLength(40 - tools.length);
+  });
+
+  it('gives up working out a schema’s cost past a bound on the work (a graph of $refs with many ways in)', () => {
+    const $defs: Record<string, unknown> = {};
+    for (let i = 0; i < 30; i++)
+      $defs[`d${i}`] = {
+        type: 'object',
+        properties: Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`k${j}`, { $ref: `#/$defs/d${(i + j + 1) % 30}` }])),
+      };
+    const { tools, dropped } = convertTools(
+      entry,
+      [{ name: 'graph', inputSchema: { type: 'object', $defs, properties: { a: { $ref: '#/$defs/d0' } } } }],
+      noCall,
+    );
+    expect(tools).toEqual([]);
+    expect(dropped).toEqual([
+      expect.stringMatching(/^graph: input schema too costly to check \(working out its cost takes more than \d+ steps\)$/),
+    ]);
   });
 });
 
@@ -216,7 +329,7 @@ describe('a hostile schema cost', () => {
     }
   });
 
-  it('keeps ordinary schemas: recursive trees, nullable unions, a few levels of alternatives, long enums', () => {
+  it('keeps ordinary schemas: recursive trees, nullable unions, a few levels of alternatives, long enums', async () => {
     const tree = {
       type: 'object',
       $defs: {
@@ -232,35 +345,35 @@ describe('a hostile schema cost', () => {
     for (const schema of [tree, nullable, zones, doubling(5, true)]) expect(kept(schema).tools).toHaveLength(1);
     let deepTree: unknown = { name: 'leaf' };
     for (let i = 0; i < 15; i++) deepTree = { name: `n${i}`, children: [deepTree, { name: 'x' }] };
-    expect(kept(tree).tools[0].input.safeParse({ root: deepTree }).success).toBe(true);
-    expect(kept(tree).tools[0].input.safeParse({ root: { children: [{ name: 1 }] } }).success).toBe(false);
+    expect((await kept(tree).tools[0].input.safeParseAsync({ root: deepTree })).success).toBe(true);
+    expect((await kept(tree).tools[0].input.safeParseAsync({ root: { children: [{ name: 1 }] } })).success).toBe(false);
   });
 
-  it('refuses arguments nested past 32 levels, or with more values than the schema lets it check, before validating them', () => {
+  it('refuses arguments nested past 32 levels, or with more values than the schema lets it check, before validating them', async () => {
     const [open] = kept({ type: 'object' }).tools;
     let deep: unknown = 1;
     for (let i = 0; i < 33; i++) deep = [deep];
-    const tooDeep = open.input.safeParse({ deep });
+    const tooDeep = await open.input.safeParseAsync({ deep });
     expect(tooDeep.success).toBe(false);
     expect(tooDeep.error?.issues[0].message).toBe('arguments are nested more than 32 levels deep');
     deep = 1;
     for (let i = 0; i < 31; i++) deep = [deep];
-    expect(open.input.safeParse({ deep }).success).toBe(true);
+    expect((await open.input.safeParseAsync({ deep })).success).toBe(true);
 
     const branches = { anyOf: Array.from({ length: 150 }, (_, i) => ({ type: 'object', required: [`k${i}`] })) };
     const [wide] = kept({ type: 'object', properties: { rows: { type: 'array', items: branches } } }).tools;
-    const many = wide.input.safeParse({ rows: Array.from({ length: 100_000 }, () => ({ k149: 1 })) });
+    const many = await wide.input.safeParseAsync({ rows: Array.from({ length: 100_000 }, () => ({ k149: 1 })) });
     expect(many.error?.issues[0].message).toMatch(
       /^arguments hold more than \d+ values, more than Switchboard checks against this tool's schema$/,
     );
-    expect(wide.input.safeParse({ rows: Array.from({ length: 1000 }, () => ({ k149: 1 })) }).success).toBe(true);
+    expect((await wide.input.safeParseAsync({ rows: Array.from({ length: 1000 }, () => ({ k149: 1 })) })).success).toBe(true);
   });
 
-  it('leaves uniqueItems to the server and stops at the first error (no error per item and branch)', () => {
+  it('leaves uniqueItems to the server and stops at the first error (no error per item and branch)', async () => {
     const [unique] = kept({ type: 'object', properties: { ids: { type: 'array', uniqueItems: true } } }).tools;
-    expect(unique.input.safeParse({ ids: [[1], [1]] }).success).toBe(true);
+    expect((await unique.input.safeParseAsync({ ids: [[1], [1]] })).success).toBe(true);
     const [strings] = kept({ type: 'object', properties: { s: { type: 'array', items: { type: 'string' } } } }).tools;
-    const wrong = strings.input.safeParse({ s: Array.from({ length: 1000 }, (_, i) => i) });
+    const wrong = await strings.input.safeParseAsync({ s: Array.from({ length: 1000 }, (_, i) => i) });
     expect(wrong.error?.issues).toHaveLength(1);
     expect(wrong.error?.issues[0].message).toBe('data/s/0 must be string');
   });
