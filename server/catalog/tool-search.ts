@@ -86,6 +86,8 @@ export interface ReadRequest {
 const PARAMETERS_BOOST = 0.5;
 /** How much of a listing tool's description is read for the things it names in the plural. */
 const DESCRIPTION_PLURALS_MAX_CHARS = 600;
+/** Request characters read: search_tools' own limit. */
+export const QUERY_MAX_CHARS = 200;
 /** An upstream schema may be 64 KiB: its words are read up to here. */
 const PARAMETERS_MAX_CHARS = 1000;
 
@@ -460,7 +462,9 @@ export class ToolSearchIndex {
     text: string,
     options: { limit: number; filter?: (entry: ToolEntry) => boolean; connected?: (entry: ToolEntry) => boolean },
   ): ToolSearchHit[] {
-    const request = this.read(text);
+    // search_tools takes 200 characters; any other caller of the index is bounded the same way, since
+    // reading a request runs on the shared HTTP event loop.
+    const request = this.read(text.slice(0, QUERY_MAX_CHARS));
     const askedMany: Weighted = { ...request.operations, list: Math.max(request.operations.list ?? 0, PLURAL_LIST) };
     const askedManyBySearch: Weighted = { ...askedMany, search: Math.max(askedMany.search ?? 0, askedMany.list ?? 0) };
     const textScores = new Map<string, number>();
@@ -534,7 +538,7 @@ function operationMatch(tool: Weighted, asked: Weighted): number {
 const parametersTexts = new WeakMap<object, string>();
 
 /** What a tool's arguments are called and what their descriptions say (its schema's top level), bounded. */
-function parametersText(entry: ToolEntry): string {
+export function parametersText(entry: ToolEntry): string {
   const source: object = entry.tool.inputSchema ?? entry.tool.input;
   let text = parametersTexts.get(source);
   if (text === undefined) {
