@@ -184,6 +184,12 @@ export class ToolSearchIndex {
   private readonly byProvider = new Map<string, ToolEntry[]>();
   /** An integration's own words (name, display name, tool prefix) → its name. */
   private readonly providerWords = new Map<string, string>();
+  /**
+   * The words of integrations' unique names ("github-mcp" → github, mcp) → every integration named
+   * with them: the operator chose the name, so "on GitHub" names both GitHub and GitHub MCP, and
+   * the better match of the two wins.
+   */
+  private readonly sharedNameWords = new Map<string, string[]>();
   private readonly providerPhrases: [string, string][] = [];
   /** Every term the catalog's text has, so a request's word in another form can be read as its base. */
   private readonly vocabulary = new Set<string>();
@@ -238,6 +244,9 @@ export class ToolSearchIndex {
           // calls itself "GitHub" cannot take GitHub's requests.
           if (lower.length >= 3 && !STOP_WORDS.has(lower) && !this.providerWords.has(lower)) this.providerWords.set(lower, m.name);
         }
+        for (const word of new Set(m.name.split('-')))
+          if (word.length >= 3 && !STOP_WORDS.has(word))
+            this.sharedNameWords.set(word, [...(this.sharedNameWords.get(word) ?? []), m.name]);
         const phrase = m.displayName.toLowerCase();
         if (/\s/.test(phrase) && !this.providerPhrases.some(([known]) => known === phrase)) this.providerPhrases.push([phrase, m.name]);
       }
@@ -351,6 +360,10 @@ export class ToolSearchIndex {
       ),
     );
     const allWords = new Set<string>();
+    // "GitHub", "GitLab": a name written in camelCase is one word too.
+    for (const whole of request.split(/[^A-Za-z0-9]+/))
+      if (/[a-z][A-Z]/.test(whole))
+        this.nameIntegrations(whole, request, addresses.has(whole.toLowerCase()) ? IN_ADDRESS : 1, integrations);
     for (const raw of tokenize(request)) {
       const word = raw.toLowerCase();
       const terms = new Set([word, stem(word), ...normalizeTerm(word)]);
@@ -364,8 +377,7 @@ export class ToolSearchIndex {
         if (base) allWords.add(base);
       }
       const share = addresses.has(word) ? IN_ADDRESS : 1;
-      const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
-      if (own) addMax(integrations, own, NAMED * share * (EVERYDAY_NAMES.has(word) && !usedAsName(raw, request) ? IN_ADDRESS : 1));
+      this.nameIntegrations(raw, request, share, integrations);
       for (const term of terms) {
         for (const [name, weight] of Object.entries(PRODUCT_WORDS[term] ?? {})) addMax(integrations, name, weight * share);
       }
@@ -413,6 +425,15 @@ export class ToolSearchIndex {
     if ((identifier || this.namesOne(lower)) && (!verb || READING.some((op) => op in verb))) operations.get = (operations.get ?? 0) + 0.4;
     // A request of intent words alone ("screenshot", "delete") is its own subject.
     return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations, words: allWords, many };
+  }
+
+  /** The integrations a request word names, weighted by NAMED (less for an everyday word not used as a name). */
+  private nameIntegrations(raw: string, request: string, share: number, integrations: Map<string, number>) {
+    const word = raw.toLowerCase();
+    const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
+    if (!own) return;
+    const weight = NAMED * share * (EVERYDAY_NAMES.has(word) && !usedAsName(raw, request) ? IN_ADDRESS : 1);
+    for (const name of new Set([own, ...(this.sharedNameWords.get(word) ?? [])])) addMax(integrations, name, weight);
   }
 
   /**

@@ -278,4 +278,14 @@ describe('tool search', () => {
     const names = (q: string) => index.query(q, { limit: 8 }).map((h) => h.entry.qualifiedName);
     expect(names(prefix + 'slack channel message '.repeat(50_000))).toEqual(names(prefix));
   });
+
+  it('reads a word of an integration’s unique name as naming it, beside a built-in of that name', () => {
+    const upstream = testProvider('github-mcp', { displayName: 'GitHub MCP', description: 'GitHub API' }, [
+      readTool('create_branch', 'Create a new branch in a GitHub repository'),
+    ]);
+    const mixed = afterBuiltins(upstream);
+    const read = mixed.read('start a branch off main on GitHub');
+    expect(read.integrations.get('github-mcp')).toBe(read.integrations.get('github'));
+    expect(mixed.query('start a branch off main on GitHub', { limit: 1 })[0].entry.qualifiedName).toBe('github-mcp__create_branch');
+  });
 });
