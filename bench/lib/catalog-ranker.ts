@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ToolEntry } from '../../providers/registry.js';
-import { parametersText } from '../../server/catalog/tool-search.js';
+import { byRank, parametersText } from '../../server/catalog/tool-search.js';
 import { RELATED_WORDS_PATH, searchTerm, searchTerms, tokenize } from './catalog-terms.js';
 
 /**
@@ -250,12 +250,7 @@ export class CatalogRanker {
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round((parts.text + RANKING.named * parts.integration) * 1e6) / 1e6, parts });
     }
-    hits.sort(
-      (a, b) =>
-        b.score - a.score ||
-        Number(b.parts.connected) - Number(a.parts.connected) ||
-        a.entry.qualifiedName.localeCompare(b.entry.qualifiedName),
-    );
+    hits.sort(byRank);
     return hits.slice(0, options.limit);
   }
 }

@@ -521,14 +521,19 @@ export class ToolSearchIndex {
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
     }
-    hits.sort(
-      (a, b) =>
-        b.score - a.score ||
-        Number(b.parts.connected) - Number(a.parts.connected) ||
-        a.entry.qualifiedName.localeCompare(b.entry.qualifiedName),
-    );
+    hits.sort(byRank);
     return hits.slice(0, options.limit);
   }
+}
+
+/** Best score first; exact ties to the caller's connected integrations, then by name. */
+export const byRank = (a: RankedHit, b: RankedHit) =>
+  b.score - a.score || Number(b.parts.connected) - Number(a.parts.connected) || a.entry.qualifiedName.localeCompare(b.entry.qualifiedName);
+
+interface RankedHit {
+  entry: ToolEntry;
+  score: number;
+  parts: { connected: boolean };
 }
 
 /**
