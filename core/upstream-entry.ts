@@ -8,6 +8,8 @@ import { z } from 'zod';
 /** Integration names: lower-case words joined by single hyphens (no `_`, so `<name>__<tool>` splits once). */
 export const UPSTREAM_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const UPSTREAM_NAME_MAX_CHARS = 40;
+/** An operator's saved tools/list, as JSON, at most. */
+export const TOOLS_SNAPSHOT_MAX_CHARS = 1024 * 1024;
 
 const headerName = z
   .string()
@@ -72,6 +74,18 @@ export const upstreamEntrySchema = z
     auth: upstreamAuthSchema.default({ type: 'none' }),
     /** Only these upstream tool names (as the server names them) become tools; unset: all. */
     tools: z.array(z.string().min(1).max(128)).max(500).optional(),
+    /**
+     * The server's tools/list as the operator saved it (its `tools` array), shown in search before
+     * anyone has connected a server that needs a credential to list; a saved listing from a real
+     * connection, and then the server's own, replace it. Checked as a listing is (tools.ts).
+     */
+    toolsSnapshot: z
+      .array(z.looseObject({ name: z.string() }))
+      .max(300)
+      .refine((tools) => JSON.stringify(tools).length <= TOOLS_SNAPSHOT_MAX_CHARS, {
+        message: `must be at most ${TOOLS_SNAPSHOT_MAX_CHARS} characters of JSON`,
+      })
+      .optional(),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ToolSearchIndex } from '../../server/catalog/tool-search.js';
+import type { Ranker } from './real-eval.js';
 
 /**
  * Ranking quality of `search_tools` on the hand-written evaluation set
@@ -32,7 +32,7 @@ export function loadEvalSet(path = EVAL_PATH): EvalItem[] {
 }
 
 /** Scores one split; an alternate counts as right wherever the expected tool would. */
-export function measureQuality(index: ToolSearchIndex, items: readonly EvalItem[]): QualityFigures {
+export function measureQuality(index: Ranker, items: readonly EvalItem[]): QualityFigures {
   let top1 = 0;
   let top3 = 0;
   let recall5 = 0;
@@ -51,7 +51,7 @@ export function measureQuality(index: ToolSearchIndex, items: readonly EvalItem[
 }
 
 /** Both splits, as the test and the benchmark print them. */
-export function measureSplits(index: ToolSearchIndex, items = loadEvalSet()) {
+export function measureSplits(index: Ranker, items = loadEvalSet()) {
   return {
     tune: measureQuality(
       index,

@@ -123,17 +123,19 @@ class UpstreamToolLists implements DynamicTools {
   }
 
   /**
-   * The listing another process (or this one before a restart) saved, until this process lists
-   * the server itself: so a user who has not connected a server that needs a credential still
-   * finds its tools, and the hint to connect. Read once; a failure only leaves the catalog empty.
+   * The listing another process (or this one before a restart) saved, else the operator's
+   * snapshot in the entry, until this process lists the server itself: so a user who has not
+   * connected a server that needs a credential still finds its tools, and the hint to connect.
+   * Read once; a failure only leaves the catalog empty.
    */
   private async loadSaved(): Promise<void> {
-    if (this.loadedSaved || !this.options.catalog) return;
+    if (this.loadedSaved) return;
     this.loadedSaved = true;
     try {
-      const saved = await this.options.catalog.load(this.catalogKey());
-      if (!saved || this.latest.length) return;
-      this.latest = this.convert(saved.tools).tools;
+      const saved = await this.options.catalog?.load(this.catalogKey());
+      const tools = (saved?.tools ?? this.entry.toolsSnapshot) as ListedTool[] | undefined;
+      if (!tools?.length || this.latest.length) return;
+      this.latest = this.convert(tools).tools;
       this.changes++;
     } catch (err) {
       this.options.logger?.warn(

@@ -86,6 +86,8 @@ export interface ReadRequest {
 const PARAMETERS_BOOST = 0.5;
 /** How much of a listing tool's description is read for the things it names in the plural. */
 const DESCRIPTION_PLURALS_MAX_CHARS = 600;
+/** Request characters read: search_tools' own limit. */
+export const QUERY_MAX_CHARS = 200;
 /** An upstream schema may be 64 KiB: its words are read up to here. */
 const PARAMETERS_MAX_CHARS = 1000;
 
@@ -182,6 +184,12 @@ export class ToolSearchIndex {
   private readonly byProvider = new Map<string, ToolEntry[]>();
   /** An integration's own words (name, display name, tool prefix) → its name. */
   private readonly providerWords = new Map<string, string>();
+  /**
+   * The words of integrations' unique names ("github-mcp" → github, mcp) → every integration named
+   * with them: the operator chose the name, so "on GitHub" names both GitHub and GitHub MCP, and
+   * the better match of the two wins.
+   */
+  private readonly sharedNameWords = new Map<string, string[]>();
   private readonly providerPhrases: [string, string][] = [];
   /** Every term the catalog's text has, so a request's word in another form can be read as its base. */
   private readonly vocabulary = new Set<string>();
@@ -236,6 +244,9 @@ export class ToolSearchIndex {
           // calls itself "GitHub" cannot take GitHub's requests.
           if (lower.length >= 3 && !STOP_WORDS.has(lower) && !this.providerWords.has(lower)) this.providerWords.set(lower, m.name);
         }
+        for (const word of new Set(m.name.split('-')))
+          if (word.length >= 3 && !STOP_WORDS.has(word))
+            this.sharedNameWords.set(word, [...(this.sharedNameWords.get(word) ?? []), m.name]);
         const phrase = m.displayName.toLowerCase();
         if (/\s/.test(phrase) && !this.providerPhrases.some(([known]) => known === phrase)) this.providerPhrases.push([phrase, m.name]);
       }
@@ -349,6 +360,10 @@ export class ToolSearchIndex {
       ),
     );
     const allWords = new Set<string>();
+    // "GitHub", "GitLab": a name written in camelCase is one word too.
+    for (const whole of request.split(/[^A-Za-z0-9]+/))
+      if (/[a-z][A-Z]/.test(whole))
+        this.nameIntegrations(whole, request, addresses.has(whole.toLowerCase()) ? IN_ADDRESS : 1, integrations);
     for (const raw of tokenize(request)) {
       const word = raw.toLowerCase();
       const terms = new Set([word, stem(word), ...normalizeTerm(word)]);
@@ -362,8 +377,7 @@ export class ToolSearchIndex {
         if (base) allWords.add(base);
       }
       const share = addresses.has(word) ? IN_ADDRESS : 1;
-      const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
-      if (own) addMax(integrations, own, NAMED * share * (EVERYDAY_NAMES.has(word) && !usedAsName(raw, request) ? IN_ADDRESS : 1));
+      this.nameIntegrations(raw, request, share, integrations);
       for (const term of terms) {
         for (const [name, weight] of Object.entries(PRODUCT_WORDS[term] ?? {})) addMax(integrations, name, weight * share);
       }
@@ -413,6 +427,15 @@ export class ToolSearchIndex {
     return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations, words: allWords, many };
   }
 
+  /** The integrations a request word names, weighted by NAMED (less for an everyday word not used as a name). */
+  private nameIntegrations(raw: string, request: string, share: number, integrations: Map<string, number>) {
+    const word = raw.toLowerCase();
+    const own = this.providerWords.get(word) ?? NAME_ALIASES[word];
+    if (!own) return;
+    const weight = NAMED * share * (EVERYDAY_NAMES.has(word) && !usedAsName(raw, request) ? IN_ADDRESS : 1);
+    for (const name of new Set([own, ...(this.sharedNameWords.get(word) ?? [])])) addMax(integrations, name, weight);
+  }
+
   /**
    * Whether an intent word describes rather than asks: "open" as a state ("PRs that are still open",
    * "open issues"), an -ing form after "is" ("the server is running with").
@@ -460,7 +483,9 @@ export class ToolSearchIndex {
     text: string,
     options: { limit: number; filter?: (entry: ToolEntry) => boolean; connected?: (entry: ToolEntry) => boolean },
   ): ToolSearchHit[] {
-    const request = this.read(text);
+    // search_tools takes 200 characters; any other caller of the index is bounded the same way, since
+    // reading a request runs on the shared HTTP event loop.
+    const request = this.read(text.slice(0, QUERY_MAX_CHARS));
     const askedMany: Weighted = { ...request.operations, list: Math.max(request.operations.list ?? 0, PLURAL_LIST) };
     const askedManyBySearch: Weighted = { ...askedMany, search: Math.max(askedMany.search ?? 0, askedMany.list ?? 0) };
     const textScores = new Map<string, number>();
@@ -496,14 +521,19 @@ export class ToolSearchIndex {
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
     }
-    hits.sort(
-      (a, b) =>
-        b.score - a.score ||
-        Number(b.parts.connected) - Number(a.parts.connected) ||
-        a.entry.qualifiedName.localeCompare(b.entry.qualifiedName),
-    );
+    hits.sort(byRank);
     return hits.slice(0, options.limit);
   }
+}
+
+/** Best score first; exact ties to the caller's connected integrations, then by name. */
+export const byRank = (a: RankedHit, b: RankedHit) =>
+  b.score - a.score || Number(b.parts.connected) - Number(a.parts.connected) || a.entry.qualifiedName.localeCompare(b.entry.qualifiedName);
+
+interface RankedHit {
+  entry: ToolEntry;
+  score: number;
+  parts: { connected: boolean };
 }
 
 /**
@@ -534,7 +564,7 @@ function operationMatch(tool: Weighted, asked: Weighted): number {
 const parametersTexts = new WeakMap<object, string>();
 
 /** What a tool's arguments are called and what their descriptions say (its schema's top level), bounded. */
-function parametersText(entry: ToolEntry): string {
+export function parametersText(entry: ToolEntry): string {
   const source: object = entry.tool.inputSchema ?? entry.tool.input;
   let text = parametersTexts.get(source);
   if (text === undefined) {

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evalRegistry } from '../../bench/lib/eval-catalog.js';
+import { realCatalogRegistry } from '../../bench/lib/real-catalogs.js';
+import { loadRealEval, measureItems, reportedHalf } from '../../bench/lib/real-eval.js';
 import { loadEvalSet, measureSplits } from '../../bench/lib/search-quality.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { toolIndexFor } from '../../server/catalog/tool-search.js';
@@ -55,3 +57,46 @@ describe('search quality on the evaluation set', () => {
 });
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+// The real catalogs: published MCP servers' tools (test/fixtures/search-catalogs) beside the built-ins,
+// ranked on requests written from the user's goal (test/fixtures/search-eval-real.tsv). The floors are
+// today's figures, far below issue 30's goal (top-1 ≥ 80 %, recall@5 ≥ 95 % on the reported half):
+// they keep a change from losing ground unseen. SEARCH_EVAL_MISSES=1 prints the tuning half's misses
+// only: the reported half's never, so nobody tunes on it.
+const REAL_FLOOR = { tune: { top1: 0.43, recall5: 0.68 }, reported: { top1: 0.37, recall5: 0.59 } };
+
+describe('search quality on real MCP servers’ catalogs', () => {
+  const real = loadRealEval();
+
+  it('asks for tools that exist, in every catalog, on halves fixed by the request’s hash', async () => {
+    const registry = await realCatalogRegistry();
+    const names = new Set(registry.tools().map((e) => e.qualifiedName));
+    for (const item of real) {
+      for (const name of [item.expected, ...item.alternates]) expect(names, item.query).toContain(name);
+      expect(item.expected.startsWith(`${item.catalog}__`), item.query).toBe(true);
+      expect(item.split).toBe(reportedHalf(item.query) ? 'reported' : 'tune');
+    }
+    expect(new Set(real.map((i) => i.query)).size).toBe(real.length);
+    expect(real.filter((i) => i.split === 'reported').length).toBeGreaterThanOrEqual(50);
+    expect(real.filter((i) => i.split === 'tune').length).toBeGreaterThanOrEqual(50);
+    expect(new Set(real.map((i) => i.catalog)).size).toBeGreaterThanOrEqual(10);
+  });
+
+  it('ranks them no worse than today', async () => {
+    const index = toolIndexFor(await realCatalogRegistry());
+    for (const split of ['tune', 'reported'] as const) {
+      const f = measureItems(
+        index,
+        real.filter((i) => i.split === split),
+      );
+      console.log(
+        `real catalogs (${split}, ${f.items} requests): top-1 ${pct(f.top1)}, top-3 ${pct(f.top3)}, recall@5 ${pct(f.recall5)}` +
+          (process.env.SEARCH_EVAL_MISSES && split === 'tune'
+            ? `\n${f.misses.map((m) => `  ${m.query} → ${m.expected}; got ${m.got.join(', ')}`).join('\n')}`
+            : ''),
+      );
+      expect(f.top1, `${split} top-1`).toBeGreaterThanOrEqual(REAL_FLOOR[split].top1);
+      expect(f.recall5, `${split} recall@5`).toBeGreaterThanOrEqual(REAL_FLOOR[split].recall5);
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { builtinProviders } from '../../providers/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { defineProvider, defineTool, type ProviderManifest, type ToolDefinition } from '../../providers/sdk.js';
 import { normalizeTerm, tokenize } from '../../server/catalog/search-terms.js';
-import { ToolSearchIndex, WEIGHTS } from '../../server/catalog/tool-search.js';
+import { QUERY_MAX_CHARS, ToolSearchIndex, WEIGHTS } from '../../server/catalog/tool-search.js';
 
 const registry = new ProviderRegistry(builtinProviders);
 const index = new ToolSearchIndex(registry.tools());
@@ -268,5 +268,24 @@ describe('tool search', () => {
       index.query(query.slice(0, 200), { limit: 8 });
       expect(performance.now() - started, query.slice(0, 20)).toBeLessThan(50);
     }
+  });
+
+  // Attacker: a caller of the index other than search_tools (whose schema stops at 200 characters)
+  // handing it a request of megabytes: only the first QUERY_MAX_CHARS are read, so the answer is the
+  // same as for that prefix.
+  it('reads a request only up to its bound', () => {
+    const prefix = 'list my github repos '.padEnd(QUERY_MAX_CHARS, ' ');
+    const names = (q: string) => index.query(q, { limit: 8 }).map((h) => h.entry.qualifiedName);
+    expect(names(prefix + 'slack channel message '.repeat(50_000))).toEqual(names(prefix));
+  });
+
+  it('reads a word of an integration’s unique name as naming it, beside a built-in of that name', () => {
+    const upstream = testProvider('github-mcp', { displayName: 'GitHub MCP', description: 'GitHub API' }, [
+      readTool('create_branch', 'Create a new branch in a GitHub repository'),
+    ]);
+    const mixed = afterBuiltins(upstream);
+    const read = mixed.read('start a branch off main on GitHub');
+    expect(read.integrations.get('github-mcp')).toBe(read.integrations.get('github'));
+    expect(mixed.query('start a branch off main on GitHub', { limit: 1 })[0].entry.qualifiedName).toBe('github-mcp__create_branch');
   });
 });

@@ -9,7 +9,7 @@ import { ResponseTooLarge } from '../../providers/http.js';
 import { builtinProviders } from '../../providers/index.js';
 import { loadCatalog, parseUpstreamServers } from '../../providers/mcp-upstream/config.js';
 import { UpstreamAddressRefused, upstreamEgressErrors } from '../../providers/mcp-upstream/egress-errors.js';
-import { upstreamProviders } from '../../providers/mcp-upstream/index.js';
+import { upstreamProvider, upstreamProviders } from '../../providers/mcp-upstream/index.js';
 import { toolResultOf, UpstreamToolError } from '../../providers/mcp-upstream/result.js';
 import { SchemaChecker } from '../../providers/mcp-upstream/schema-checker.js';
 import { sanitizeToolName, uniqueToolNames } from '../../providers/mcp-upstream/tool-names.js';
@@ -451,5 +451,41 @@ describe('the upstream transport (network policy, size cap, redirects)', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('an upstream server’s tools before anyone connected', () => {
+  const entry = {
+    name: 'notes-upstream',
+    displayName: 'Notes upstream',
+    url: 'https://notes-upstream.example/mcp',
+    auth: { type: 'apikey' as const, header: 'X-Api-Key', prefix: '', label: 'API key' },
+    toolsSnapshot: [{ name: 'find_note', description: 'Find a note by words', inputSchema: { type: 'object', properties: {} } }],
+  };
+  const options = (saved?: { name: string; description: string; inputSchema: object }[]) => ({
+    allowedHosts: [],
+    maxResponseBytes: 1024 * 1024,
+    toolsTtlSec: 300,
+    version: 'test',
+    catalog: { load: async () => (saved ? { tools: saved, listedAt: new Date(0) } : undefined), save: async () => {} },
+  });
+
+  it('shows the operator’s snapshot in the entry until a listing was saved, then the saved one', async () => {
+    const fromSnapshot = new ProviderRegistry([upstreamProvider(entry, options())]);
+    await fromSnapshot.warmDynamicTools();
+    expect(fromSnapshot.tools().map((e) => e.qualifiedName)).toEqual(['notes-upstream__find_note']);
+    const fromSaved = new ProviderRegistry([
+      upstreamProvider(
+        entry,
+        options([{ name: 'list_notes', description: 'List notes', inputSchema: { type: 'object', properties: {} } }]),
+      ),
+    ]);
+    await fromSaved.warmDynamicTools();
+    expect(fromSaved.tools().map((e) => e.qualifiedName)).toEqual(['notes-upstream__list_notes']);
+  });
+
+  it('refuses a snapshot too large to keep', () => {
+    const huge = Array.from({ length: 300 }, (_, i) => ({ name: `t${i}`, description: 'x'.repeat(4000) }));
+    expect(() => parseUpstreamServers(JSON.stringify([{ ...entry, toolsSnapshot: huge }]))).toThrow(/toolsSnapshot/);
   });
 });
