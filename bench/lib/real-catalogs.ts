@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ListedTool } from '../../core/ports/upstream-tool-catalogs.js';
 import { builtinProviders } from '../../providers/index.js';
-import { type ListedTool, upstreamProvider } from '../../providers/mcp-upstream/index.js';
+import { upstreamProvider } from '../../providers/mcp-upstream/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import type { Provider } from '../../providers/sdk.js';
 
