@@ -4,6 +4,7 @@ import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import { guardedFetch } from '../guarded-fetch.js';
 import type { Credential, DynamicTools, Provider, ToolDefinition, ToolLogger } from '../sdk.js';
 import { upstreamEgressErrors } from './egress-errors.js';
+import { cappingListings } from './listing-cap.js';
 import { type UpstreamOAuthOptions, upstreamOAuthFlow } from './oauth-flow.js';
 import { refusingRedirects } from './refuse-redirects.js';
 import type { CallToolAnswer } from './result.js';
@@ -41,6 +42,8 @@ const MAX_SAVED_CATALOG_BYTES = 2 * 1024 * 1024;
 
 /** The bounded time a search waits for a first listing of a server nobody listed yet. */
 const FIRST_LISTING_WAIT_MS = 5000;
+/** A server that says its tools changed is listed again at most this often (per credential). */
+const RELIST_MIN_INTERVAL_MS = 5000;
 /** After a failed listing, searches do not wait on this server again for this long. */
 const FAILED_LISTING_BACKOFF_MS = 30_000;
 
@@ -50,7 +53,7 @@ const FAILED_LISTING_BACKOFF_MS = 30_000;
  * search shows to everyone, connected or not.
  */
 class UpstreamToolLists implements DynamicTools {
-  private readonly lists = new Map<string, { tools: ToolDefinition[]; at: number }>();
+  private readonly lists = new Map<string, { tools: ToolDefinition[]; at: number; changed?: boolean }>();
   private readonly pending = new Map<string, Promise<ToolDefinition[]>>();
   private latest: ToolDefinition[] = [];
   private failedAt = Number.NEGATIVE_INFINITY;
@@ -62,16 +65,19 @@ class UpstreamToolLists implements DynamicTools {
     private readonly entry: UpstreamEntry,
     private readonly options: UpstreamOptions,
   ) {
-    const fetch = refusingRedirects(
-      guardedFetch({
-        allowedHosts: options.allowedHosts,
-        maxResponseBytes: options.maxResponseBytes,
-        // An MCP session's answers can be long-lived SSE streams: the SDK's own signals bound them.
-        timeoutMs: null,
-        errors: upstreamEgressErrors,
-      }),
+    const fetch = cappingListings(
+      refusingRedirects(
+        guardedFetch({
+          allowedHosts: options.allowedHosts,
+          maxResponseBytes: options.maxResponseBytes,
+          // An MCP session's answers can be long-lived SSE streams: the SDK's own signals bound them.
+          timeoutMs: null,
+          errors: upstreamEgressErrors,
+        }),
+      ),
+      UPSTREAM_LIMITS.listingPageBytes,
     );
-    this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.lists.delete(key), {
+    this.sessions = new UpstreamSessions(entry, fetch, options.version, (key) => this.markChanged(key), {
       idleMs: options.sessionIdleSec === undefined ? undefined : options.sessionIdleSec * 1000,
     });
   }
@@ -88,10 +94,21 @@ class UpstreamToolLists implements DynamicTools {
     return this.sessions.closeAll();
   }
 
+  /**
+   * The server said its tools changed: the next search lists them again, but not sooner than
+   * RELIST_MIN_INTERVAL_MS after the last listing (a server announcing changes without end would
+   * otherwise have every tenant's event loop parse its listing again and again).
+   */
+  private markChanged(key: string): void {
+    const cached = this.lists.get(key);
+    if (cached) cached.changed = true;
+  }
+
   async list(credential: Credential, signal: AbortSignal): Promise<ToolDefinition[]> {
     const key = credentialKey(credential);
     const cached = this.lists.get(key);
-    if (cached && Date.now() - cached.at < this.options.toolsTtlSec * 1000) return cached.tools;
+    const age = cached ? Date.now() - cached.at : Number.POSITIVE_INFINITY;
+    if (cached && (cached.changed ? age < RELIST_MIN_INTERVAL_MS : age < this.options.toolsTtlSec * 1000)) return cached.tools;
     let pending = this.pending.get(key);
     if (!pending) {
       pending = this.fetchList(credential, signal).finally(() => this.pending.delete(key));
@@ -150,11 +167,21 @@ class UpstreamToolLists implements DynamicTools {
     await this.sessions.run(credential, signal, async (client) => {
       listed.length = 0;
       let cursor: string | undefined;
+      let bytes = 0;
       for (let page = 0; page < UPSTREAM_LIMITS.pages; page++) {
         const answer = await client.listTools(cursor ? { cursor } : undefined, UpstreamSessions.options(signal));
         listed.push(...(answer.tools as ListedTool[]));
         cursor = answer.nextCursor;
+        // Pages past what one listing may carry are not asked for: each costs the SDK a parse.
+        bytes += JSON.stringify(answer.tools ?? []).length;
         if (!cursor || listed.length > UPSTREAM_LIMITS.tools * 2) break;
+        if (bytes >= UPSTREAM_LIMITS.listingSchemaBytes) {
+          this.options.logger?.warn(
+            { integration: this.entry.name, pages: page + 1, bytes },
+            'upstream tool listing stopped at its byte bound; later pages left out',
+          );
+          break;
+        }
       }
     });
     const { tools, dropped, kept } = this.convert(listed);

@@ -22,6 +22,8 @@ export const UPSTREAM_LIMITS = {
   schemaBytes: 64 * 1024,
   /** The schemas of one listing together (JSON): the tools past it are left out (what a saved catalog can hold). */
   listingSchemaBytes: 2 * 1024 * 1024,
+  /** One tools/list answer, at most (bytes): a larger page fails the listing before the SDK parses it. */
+  listingPageBytes: 1024 * 1024,
   /** Steps of working out the schemas' cost (schema-cost.ts) one listing may take; the tools past it are left out. */
   listingAnalysisSteps: 2 * MAX_ANALYSIS_STEPS,
 } as const;
