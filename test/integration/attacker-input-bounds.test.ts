@@ -5,7 +5,7 @@ import { startWorld, type TestUser } from '../support/harness.js';
 
 /**
  * Work an attacker's input drives on a shared event loop is bounded before it starts
- * (docs/security-model.md, "Work bounded by attacker input"). The timing side of each bound is
+ * (docs/security/work-bounds.md, "Work bounded by attacker input"). The timing side of each bound is
  * in that table; these tests hold the behaviour that keeps it.
  */
 

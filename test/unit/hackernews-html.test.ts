@@ -5,7 +5,7 @@ import { PAGE_MAX_CHARS, parseProfile, parseReplyForm, parseStories, signedInUse
  * Hacker News pages are the upstream's answer (up to the 10 MB response cap), read on the worker's
  * event loop: the readers look at the first PAGE_MAX_CHARS only, and hostile markup (tags that never
  * close, attributes repeated inside one tag, closing tags that never come) costs a pass over that,
- * not a scan to the end of the page from every `<`. docs/security-model.md has the measured figures.
+ * not a scan to the end of the page from every `<`. docs/security/work-bounds.md has the measured figures.
  */
 
 const BASE = 'https://news.ycombinator.com';
