@@ -1,7 +1,8 @@
 // `npm test`: does its own setup (Node, dependencies, Temporal CLI and server, chromium, the MCP conformance suite,
 // Postgres check), then lint, type check and every test with vitest on the dev server, then the end-to-end tests again
 // on the Temporal server itself with PostgreSQL and processes apart (the cluster stage). Extra arguments go to vitest
-// and run only what they name, without the cluster stage (e.g. `npm test -- test/unit`).
+// and run only what they name, without the solo and cluster stages (e.g. `npm test -- test/unit`; the solo stage's
+// files with `npm test -- --config vitest.solo.config.ts`).
 // `npm run test:cluster` (`--cluster`): the setup and the cluster stage alone (vitest.cluster.config.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -77,6 +78,11 @@ try {
     say('running the tests (vitest, on the Temporal dev server)');
     const code = await vitest(args, env);
     if (code !== 0) process.exit(code);
+    if (args.length === 0) {
+      say('the timing-sensitive attack tests, alone (vitest.solo.config.ts)');
+      const solo = await vitest(['--config', 'vitest.solo.config.ts'], env);
+      if (solo !== 0) process.exit(solo);
+    }
   }
   if (withCluster) {
     say(

@@ -61,14 +61,14 @@ describe('finding 2: tool arguments cannot steer requests', () => {
 });
 
 describe('invalid arguments are answered in bounded size', () => {
-  it('240,000 wrong labels answer invalid_arguments naming the first 20 problems, not a lost call; a 60,000-character argument name is cut; nothing is sent', async () => {
+  it('180,000 wrong labels (under the 200,000-value bound) answer invalid_arguments naming the first 20 problems, not a lost call; a 60,000-character argument name is cut; nothing is sent', async () => {
     const before = apis.requests.length;
-    const labels = Array.from({ length: 240_000 }, (_, i) => i % 10);
+    const labels = Array.from({ length: 180_000 }, (_, i) => i % 10);
     const outcome = await execute('github__create_issue', { owner: 'octocat', repo: 'hello-world', title: 't', labels });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'invalid_arguments' } });
     expect(outcome.error.issues).toHaveLength(21);
     expect(outcome.error.issues[0]).toEqual({ path: ['labels', 0], message: expect.stringMatching(/expected string/) });
-    expect(outcome.error.issues[20]).toEqual({ path: [], message: 'and 239980 more problems' });
+    expect(outcome.error.issues[20]).toEqual({ path: [], message: 'and 179980 more problems' });
 
     const meta = await mallory.call('execute_tools', {
       executions: [{ tool: 'github_create_issue', args: { owner: 'octocat', repo: 'hello-world', title: 't', labels } }],
