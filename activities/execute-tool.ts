@@ -128,9 +128,10 @@ export function createToolCallRunner(deps: ExecuteDeps) {
       return failure(code, message);
     }
 
-    // Asynchronous: an upstream tool's arguments are checked in a worker thread (schema-checker.ts).
+    // An upstream tool's arguments are checked in a worker thread (schema-checker.ts): asynchronously.
     const parse = async (found: ToolEntry) => {
-      const parsed = await found.tool.input.safeParseAsync(call.args ?? {});
+      const args = call.args ?? {};
+      const parsed = found.tool.asyncInput ? await found.tool.input.safeParseAsync(args) : found.tool.input.safeParse(args);
       if (parsed.success) {
         // Each secret argument is one more scan of the result and of any error text (redaction).
         const secretValues = new Set(secretArgumentTexts(call.args ?? {}, cachedInputJsonSchema(found.tool))).size;

@@ -98,6 +98,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * from `input`; `input` then validates against it.
    */
   inputSchema?: Record<string, unknown>;
+  /**
+   * `input` has asynchronous checks (an upstream tool's arguments are checked in a worker thread):
+   * parsed with safeParseAsync. Every other input is parsed synchronously, since zod's asynchronous
+   * parse overflows the stack on an array of ~10^5 failing items.
+   */
+  asyncInput?: true;
   run(args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
 }
 

@@ -150,6 +150,7 @@ export function convertTools(
       description: String(text).slice(0, UPSTREAM_LIMITS.descriptionChars) || `${upstreamName} on ${entry.displayName}`,
       access: accessOf(tool.annotations),
       inputSchema: schema,
+      asyncInput: true,
       input: z.unknown().superRefine(async (value, ctx) => {
         const problem = await validate(value);
         if (problem) ctx.addIssue({ code: 'custom', message: problem.slice(0, 300) });
