@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../bench/lib/stats.js';
+import { SCHEMA_CHECK_LIMITS } from '../../providers/mcp-upstream/schema-checker.js';
 import { type Stack, startStack } from '../support/harness.js';
 import {
   attack,
@@ -21,9 +22,15 @@ import {
 
 /**
  * The most synchronous work one hostile listing, call or refused key may cost Switchboard's shared
- * event loop: no request of another tenant may wait longer than this on it.
+ * event loop: the loop is never blocked longer than this.
  */
 const HOSTILE_WORK_BUDGET_MS = 1000;
+/**
+ * The most another tenant's request may wait beyond its quiet p99: what hostile work may run off the
+ * loop at once, a schema's compile and a check in checker threads at their deadlines, holding this
+ * machine's two cores. (The benchmark measures the p99 ratio; this bounds the worst request.)
+ */
+const OTHER_TENANT_WAIT_BUDGET_MS = SCHEMA_CHECK_LIMITS.compileMs + SCHEMA_CHECK_LIMITS.checkMs;
 
 /** Smaller than the benchmark's (300 tools, 64,000 colons): each part alone still costs seconds where it is unbounded. */
 const SIZES: HostileTenantSizes = { tools: 6, schemaBytes: 60_000, colons: 32_000, refusedKeys: 250, slowCallMs: 1500 };
@@ -48,7 +55,7 @@ afterAll(async () => {
 });
 
 describe("a tenant's hostile upstream and another tenant", () => {
-  it("no request of tenant B waits more than the hostile work's budget while tenant A's upstream does its worst, and B's answers are all right", async () => {
+  it("the shared event loop is never blocked past the hostile work's budget, and no request of tenant B waits past the checker threads' deadlines, while tenant A's upstream does its worst, and B's answers are all right", async () => {
     const b = new HonestTenant(world);
     // Round 0 warms up (the first workflows, B's session at `shared`, opened before any refused key); round 1 is measured.
     b.start();
@@ -85,10 +92,11 @@ describe("a tenant's hostile upstream and another tenant", () => {
     // Waited: the worst request under attack beyond what that request costs B when nobody attacks.
     expect
       .soft(
-        waits.filter((w) => w.waited > HOSTILE_WORK_BUDGET_MS),
+        waits.filter((w) => w.waited > OTHER_TENANT_WAIT_BUDGET_MS),
         context,
       )
       .toEqual([]);
+    expect(report.maxLoopDelayMs, context).toBeLessThan(HOSTILE_WORK_BUDGET_MS);
     expect(
       b.samples.filter((s) => s.problem).map((s) => `${s.op} (${s.phase}): ${s.problem}`),
       context,
