@@ -12,7 +12,7 @@ import {
 import { round } from './lib/alternate.js';
 import { withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
-import { positiveIntFromEnv } from './lib/settings.js';
+import { countFromEnv, positiveIntFromEnv } from './lib/settings.js';
 import { formatTable, type Summary, summary } from './lib/stats.js';
 
 /**
@@ -26,8 +26,12 @@ import { formatTable, type Summary, summary } from './lib/stats.js';
 export const name = 'hostile-tenant';
 
 const WARMUP_SEC = 3;
-/** What one attack phase may start at most, besides its time window. */
-const ATTACK_COUNTS = { searches: 1000, calls: 1000, bursts: 20 };
+/** What one attack phase may start at most, besides its time window (each 0-able, for an ablation: which part of the attack costs B what). */
+const attackCounts = () => ({
+  searches: countFromEnv('BENCH_HOSTILE_SEARCHES', 1000),
+  calls: countFromEnv('BENCH_HOSTILE_CALLS', 1000),
+  bursts: countFromEnv('BENCH_HOSTILE_BURSTS', 20),
+});
 const OPS: HonestOp[] = ['execute_tools', 'search_tools', 'slow_call'];
 const TARGET_RATIO = 2;
 
@@ -47,6 +51,7 @@ export async function run(): Promise<object> {
     `${rounds} rounds of ${phaseSec} s quiet then ${phaseSec} s attack (${sizes.tools} tools of ~${sizes.schemaBytes / 1000} KB schemas, ${sizes.colons} colons, ${sizes.refusedKeys} refused keys a burst)`,
     1800,
   );
+  const counts = attackCounts();
   const upstreams = await startHostileUpstreams(sizes);
   try {
     return await withBenchStack({ name, timeoutSec, github: false, env: upstreams.env }, async ({ stack, signal }) => {
@@ -67,7 +72,7 @@ export async function run(): Promise<object> {
           loopDelay.disable();
           quietLoopDelayMs.push(loopDelay.max / 1e6);
           b.phase = 'attack';
-          const report = await attack(world, { windowMs: phaseSec * 1000, ...ATTACK_COUNTS });
+          const report = await attack(world, { windowMs: phaseSec * 1000, ...counts });
           attacks.push(report);
           console.log(
             `${name}: round ${r + 1}/${rounds}: attack over in ${(report.ms / 1000).toFixed(1)} s, event loop blocked up to ${Math.round(report.maxLoopDelayMs)} ms`,
@@ -116,7 +121,8 @@ export async function run(): Promise<object> {
             's until over': round(a.ms / 1000, 1),
             searches: a.searches,
             'colon calls': a.calls,
-            'refused keys': a.refusedKeys,
+            'keys posted': a.refusedKeys,
+            'answered 429': a.keysNotRefused['429'] ?? 0,
             'list pages served': a.upstream.listPages,
             'list_changed sent': a.upstream.announced,
             'slowest search ms': a.slowest.search,
@@ -132,7 +138,7 @@ export async function run(): Promise<object> {
       );
       for (const s of wrong.slice(0, 5)) console.log(`  ${s.op} (${s.phase}): ${s.problem?.slice(0, 200)}`);
       return {
-        ...resultHeader(name, startedAt, { rounds, phaseSec, warmupSec: WARMUP_SEC, sizes, attackCounts: ATTACK_COUNTS }),
+        ...resultHeader(name, startedAt, { rounds, phaseSec, warmupSec: WARMUP_SEC, sizes, attackCounts: counts }),
         sides,
         executeToolsP99Ratio: ratio,
         targetRatio: TARGET_RATIO,

@@ -1,5 +1,6 @@
 import { checkContext } from '../../connections/check-context.js';
 import { forTenant } from '../../connections/services.js';
+import { InFlightLimit } from '../../core/in-flight-limit.js';
 import { ProviderHttpError, ResponseTooLarge } from '../../providers/http.js';
 import type { AccountIdentity, Provider } from '../../providers/sdk.js';
 import type { ServiceContext } from '../context.js';
@@ -11,6 +12,27 @@ import type { SignedIn } from './signed-in.js';
  */
 
 const TEST_CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * Key submissions (and so test calls) in flight at once in one process: per user, and per tenant
+ * (an administrator can make users). A person enters one key at a time; someone posting hundreds
+ * of made-up keys at once would otherwise have this process open hundreds of sessions at the
+ * service, with the CPU that costs every other tenant. Beyond the bound the form answers 429 at
+ * once, before any lookup.
+ */
+export const KEY_TESTS_IN_FLIGHT = { perUser: 2, perTenant: 8 } as const;
+/** What a refused submission is told to wait, in seconds (Retry-After): about one test call's answer. */
+export const KEY_TEST_RETRY_AFTER_SEC = 5;
+
+/** The bound above, for one router's submissions. */
+export function keyTestLimit(): InFlightLimit {
+  return new InFlightLimit([KEY_TESTS_IN_FLIGHT.perUser, KEY_TESTS_IN_FLIGHT.perTenant]);
+}
+
+/** A place for one submission of `me`, or undefined when they (or their tenant) have as many in flight as allowed. */
+export function enterKeyTest(limit: InFlightLimit, me: SignedIn): (() => void) | undefined {
+  return limit.tryEnter([`user:${me.user.id}`, `tenant:${me.caller.tenantId}`]);
+}
 
 export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };
 

@@ -10,7 +10,7 @@ import type { ServiceContext } from '../context.js';
 import { enabledProviders } from '../meta/caller-tenant.js';
 import { apiKeyFormPage, keySavedPage, readFields, submittedValues } from './apikey-form.js';
 import { checkForm, formBinding, issueForm, type Target } from './apikey-form-token.js';
-import { testKey } from './apikey-test-call.js';
+import { enterKeyTest, KEY_TEST_RETRY_AFTER_SEC, keyTestLimit, testKey } from './apikey-test-call.js';
 import { FOR_ORGANISATION, integrationPath } from './connect-controls.js';
 import { connectPage } from './connect-page.js';
 import { requireCsrf } from './csrf.js';
@@ -69,6 +69,7 @@ async function mayConnect(ctx: ServiceContext, me: SignedIn, provider: Provider,
 
 export function integrationPageRouter(ctx: ServiceContext): Router {
   const router = Router();
+  const keyTests = keyTestLimit();
 
   const notFound = (res: Response, name: string) =>
     res.status(404).send(messagePage('Integration not found', `No integration named "${name}" is enabled for your organisation.`, 'bad'));
@@ -90,6 +91,28 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
     const me = await signedIn(ctx, req);
     const name = String(req.params.name);
     if (!me) return toSignIn(res, integrationPath(name));
+    const leave = enterKeyTest(keyTests, me);
+    if (!leave) {
+      res.set('Retry-After', String(KEY_TEST_RETRY_AFTER_SEC));
+      return res
+        .status(429)
+        .send(
+          messagePage(
+            'A key is being tested already',
+            'Switchboard is still testing another key you (or your organisation) submitted. Nothing was saved; wait for its answer, then submit this key again.',
+            'bad',
+          ),
+        );
+    }
+    try {
+      await submitKey(req, res, me, name);
+    } finally {
+      leave();
+    }
+  });
+
+  /** One admitted submission: checks, the test call, then the save. */
+  async function submitKey(req: Request, res: Response, me: SignedIn, name: string): Promise<unknown> {
     const provider = await findProvider(ctx, me, name);
     if (!provider) return notFound(res, name);
     if (provider.manifest.auth !== 'apikey') {
@@ -136,7 +159,7 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
     unbindBrowser(ctx, res, formBinding(me, provider, target, form.nonce));
     ctx.logger.info({ integration: name, accountId: saved.id, scope: saved.scope }, 'API key saved from the portal');
     res.send(keySavedPage(me, provider, saved));
-  });
+  }
 
   return router;
 }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../bench/lib/stats.js';
 import { SCHEMA_CHECK_LIMITS } from '../../providers/mcp-upstream/schema-checker.js';
+import { KEY_TESTS_IN_FLIGHT } from '../../server/portal/apikey-test-call.js';
 import { type Stack, startStack } from '../support/harness.js';
 import {
   attack,
@@ -72,8 +73,13 @@ describe("a tenant's hostile upstream and another tenant", () => {
     expect(report.searches).toBeGreaterThan(0);
     expect(report.calls).toBeGreaterThan(0);
     expect(report.refusedKeys).toBeGreaterThanOrEqual(SIZES.refusedKeys);
-    const refusedAtShared = world.shared.requests.filter((r) => r.apiKey?.startsWith(REFUSED_KEY_PREFIX)).length;
-    expect(refusedAtShared).toBeGreaterThanOrEqual(SIZES.refusedKeys / 2);
+    // The portal tests at most KEY_TESTS_IN_FLIGHT.perUser of one user's keys at once and answers the rest 429
+    // at once (portal-key-tests-in-flight.test.ts): some refused keys reached `shared`, a burst's worth did not.
+    const refusedAtShared = new Set(world.shared.requests.filter((r) => r.apiKey?.startsWith(REFUSED_KEY_PREFIX)).map((r) => r.apiKey))
+      .size;
+    expect(refusedAtShared).toBeGreaterThan(0);
+    expect(refusedAtShared).toBeLessThanOrEqual(KEY_TESTS_IN_FLIGHT.perUser * ATTACK.bursts);
+    expect(report.keysNotRefused['429']).toBeGreaterThan(0);
     expect(report.upstream.listPages).toBeGreaterThan(0);
 
     const waits = OPS.map((op) => {

@@ -12,7 +12,7 @@ import {
   startHostileUpstream,
 } from './hostile-upstream.js';
 import { startTestUpstream, type TestUpstream } from './mcp-upstream-server.js';
-import { type PortalSession, signInToPortal } from './portal-session.js';
+import { openKeyForm, type PortalSession, signInToPortal } from './portal-session.js';
 import { createTestUser, type Stack, type TestUser } from './stack.js';
 
 /**
@@ -248,7 +248,7 @@ export async function attack(world: HostileWorld, limits: AttackLimits): Promise
     }
   };
   const url = `http://${':'.repeat(sizes.colons)}`;
-  const form = await openKeyForm(world.attackerPortal);
+  const form = await openKeyForm(world.attackerPortal, 'shared');
   hostile.attack();
   await Promise.all([
     repeat('search', limits.searches, async () => {
@@ -273,33 +273,6 @@ export async function attack(world: HostileWorld, limits: AttackLimits): Promise
   await settle();
   loopDelay.disable();
   return { ms: performance.now() - started, ...counts, slowest, upstream, maxLoopDelayMs: loopDelay.max / 1e6 };
-}
-
-/** The API-key form of `shared`, opened once (its binding cookie and tokens), posted with any key. */
-async function openKeyForm(portal: PortalSession) {
-  const page = await portal.get('/portal/integrations/shared');
-  const html = await page.text();
-  const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1];
-  const [csrf, token] = [field('_csrf'), field('_form')];
-  const formCookie = page.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  if (page.status !== 200 || !csrf || !token || !formCookie) throw new Error(`the API-key form of shared answered ${page.status}`);
-  const cookie = `${portal.cookie}; ${formCookie}`;
-  const base = new URL(page.url).origin;
-  return {
-    async post(key: string): Promise<number> {
-      const res = await fetch(`${base}/portal/integrations/shared`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: base },
-        body: new URLSearchParams({ _csrf: csrf, _form: token, field_apiKey: key }),
-      });
-      await res.arrayBuffer();
-      return res.status;
-    },
-  };
 }
 
 /** Waits until the event loop is on time again: two probes in a row late by less than SETTLED_LAG_MS (bounded in count). */

@@ -44,3 +44,35 @@ export async function signInToPortal(stack: Stack, user: TestUser, options: { ac
       }),
   };
 }
+
+/** An API-key integration's portal form, opened once (its binding cookie and tokens), posted with any key as often as wanted (field `apiKey`). */
+export async function openKeyForm(portal: PortalSession, integration: string) {
+  const page = await portal.get(`/portal/integrations/${integration}`);
+  const html = await page.text();
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1];
+  const [csrf, token] = [field('_csrf'), field('_form')];
+  const formCookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  if (page.status !== 200 || !csrf || !token || !formCookie) throw new Error(`the API-key form of ${integration} answered ${page.status}`);
+  const cookie = `${portal.cookie}; ${formCookie}`;
+  const base = new URL(page.url).origin;
+  /** Submits `key`: the answer, unread. */
+  const send = (key: string): Promise<Response> =>
+    fetch(`${base}/portal/integrations/${integration}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: new URLSearchParams({ _csrf: csrf, _form: token, field_apiKey: key }),
+    });
+  return {
+    send,
+    /** Submits `key`: the answer's status (its body read and dropped). */
+    async post(key: string): Promise<number> {
+      const res = await send(key);
+      await res.arrayBuffer();
+      return res.status;
+    },
+  };
+}

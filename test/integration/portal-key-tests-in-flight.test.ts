@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_TEST_RETRY_AFTER_SEC, KEY_TESTS_IN_FLIGHT } from '../../server/portal/apikey-test-call.js';
+import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
+import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
+import { openKeyForm, signInToPortal } from '../support/portal-session.js';
+
+// Attacker: a signed-in member (or a tenant administrator with users of its own) re-posting the
+// portal's API-key form with made-up keys by the hundred at once. Each submission is tested with a
+// call to the service before anything is saved; unbounded, every one of them opens a session at the
+// service and costs this process CPU that every other tenant shares (issue 29, hostile-tenant
+// benchmark). The form admits KEY_TESTS_IN_FLIGHT per user and per tenant, and answers the rest 429
+// at once; another tenant's user is not held back by it.
+
+const GOOD_KEY = `good-${randomBytes(8).toString('hex')}`;
+/** The service answers a wrong key this late, so a burst's tests are all in flight together. */
+const REFUSAL_DELAY_MS = 1500;
+const BURST = 30;
+
+let upstream: TestUpstream;
+let stack: Stack;
+
+beforeAll(async () => {
+  upstream = await startTestUpstream({ apiKey: GOOD_KEY, refusalDelayMs: REFUSAL_DELAY_MS });
+  stack = await startStack({
+    env: {
+      UPSTREAM_MCP_ALLOWED_HOSTS: '127.0.0.1',
+      UPSTREAM_MCP_SERVERS: JSON.stringify([
+        { name: 'keyed', displayName: 'Keyed server', url: upstream.url, auth: { type: 'apikey', header: 'X-Api-Key', label: 'Key' } },
+      ]),
+      // The bound under test is not a rate limit: none may stop the burst first.
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  await upstream?.close();
+});
+
+const triedAtService = (prefix: string) => upstream.requests.filter((r) => r.apiKey?.startsWith(prefix)).length;
+const sessionsOpened = (prefix: string) => new Set(upstream.requests.filter((r) => r.apiKey?.startsWith(prefix)).map((r) => r.apiKey)).size;
+
+async function burst(user: TestUser, prefix: string, count: number) {
+  const form = await openKeyForm(await signInToPortal(stack, user), 'keyed');
+  const answers = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const res = await form.send(`${prefix}${i}-${randomBytes(6).toString('hex')}`);
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+    }),
+  );
+  return { form, answers };
+}
+
+describe("the portal's API-key form under a burst of made-up keys", () => {
+  it('tests at most the per-user bound of keys at once, answers the rest 429 with Retry-After at once, and tests the next key normally afterwards', async () => {
+    const attacker = await createTestUser(stack);
+    const prefix = `burst-${randomBytes(3).toString('hex')}-`;
+    const { form, answers } = await burst(attacker, prefix, BURST);
+
+    const refused = answers.filter((a) => a.status === 400);
+    const tooMany = answers.filter((a) => a.status === 429);
+    expect(refused.length + tooMany.length, JSON.stringify(answers.map((a) => a.status))).toBe(BURST);
+    expect(refused.length).toBe(KEY_TESTS_IN_FLIGHT.perUser);
+    for (const a of refused) expect(a.text).toContain('Keyed server refused this key');
+    for (const a of tooMany) {
+      expect(a.retryAfter).toBe(String(KEY_TEST_RETRY_AFTER_SEC));
+      expect(a.text).toContain('still testing another key you (or your organisation) submitted. Nothing was saved');
+    }
+    // Only the admitted keys reached the service; the rest opened nothing there (nor waited to: a queued one would be tested later).
+    expect(sessionsOpened(prefix)).toBe(KEY_TESTS_IN_FLIGHT.perUser);
+
+    // Places are given back: the attacker's (or a person's) next key is tested, and a good one saved.
+    expect(await form.post(`${prefix}later`)).toBe(400);
+    const saved = await form.send(GOOD_KEY);
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    expect(await saved.text()).toContain('Keyed server');
+    expect(triedAtService(prefix)).toBeGreaterThanOrEqual(KEY_TESTS_IN_FLIGHT.perUser + 1);
+  }, 60_000);
+
+  it("bounds a tenant's users together, and another tenant's user is tested while that tenant is at its bound", async () => {
+    const admin = await createTestUser(stack, { roles: ['admin'] });
+    const members = await Promise.all(
+      Array.from({ length: KEY_TESTS_IN_FLIGHT.perTenant }, () => createTestUser(stack, { tenantId: admin.user.tenantId })),
+    );
+    const other = await createTestUser(stack);
+    const prefix = `tenant-${randomBytes(3).toString('hex')}-`;
+    const otherPrefix = `other-${randomBytes(3).toString('hex')}-`;
+    const forms = await Promise.all([admin, ...members].map(async (u) => openKeyForm(await signInToPortal(stack, u), 'keyed')));
+    const otherForm = await openKeyForm(await signInToPortal(stack, other), 'keyed');
+
+    // Every user of the tenant posts the per-user bound at once: more than the tenant may test together.
+    const tenantBurst = Promise.all(
+      forms.flatMap((form, u) => Array.from({ length: KEY_TESTS_IN_FLIGHT.perUser }, (_, i) => form.post(`${prefix}${u}-${i}`))),
+    );
+    // Meanwhile (the tenant's tests hanging at the service), the other tenant's user submits one key.
+    await new Promise((resolve) => setTimeout(resolve, REFUSAL_DELAY_MS / 3));
+    const otherStatus = await otherForm.post(`${otherPrefix}0`);
+    const statuses = await tenantBurst;
+
+    expect(statuses.filter((s) => s === 400).length).toBe(KEY_TESTS_IN_FLIGHT.perTenant);
+    expect(statuses.filter((s) => s === 429).length).toBe(statuses.length - KEY_TESTS_IN_FLIGHT.perTenant);
+    expect(sessionsOpened(prefix)).toBe(KEY_TESTS_IN_FLIGHT.perTenant);
+    expect(otherStatus).toBe(400);
+    expect(triedAtService(otherPrefix)).toBeGreaterThan(0);
+  }, 60_000);
+});
