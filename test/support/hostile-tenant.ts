@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { upstreamEntrySchema } from '../../core/upstream-entry.js';
 import { insertAccount } from '../../store/accounts.js';
 import { createJot } from '../../store/jots.js';
 import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
+import type { AttackerCounts, AttackerPlan } from './hostile-attacker-thread.js';
 import {
   HOSTILE_URL_FIELD,
   type HostileUpstream,
@@ -209,18 +211,10 @@ export interface AttackLimits {
   bursts: number;
 }
 
-export interface AttackReport {
+/** What the attacker's thread counted (hostile-attacker-thread.ts), and what its attack cost here. */
+export interface AttackReport extends AttackerCounts {
   /** From the attack's start until its work was over (the actions ended and the event loop settled). */
   ms: number;
-  searches: number;
-  calls: number;
-  refusedKeys: number;
-  /** Refused-key posts the portal did not answer 400 "refused this key", by status (0: no answer). */
-  keysNotRefused: Record<string, number>;
-  /** Attack requests that failed outright (their answers are the attacker's business). */
-  errors: number;
-  /** The longest each kind of attack action took, ms (a search, a colon call, a burst of refused keys). */
-  slowest: { search: number; call: number; burst: number };
   upstream: HostileUpstreamCounts;
   /** The longest the event loop of this process was blocked, from the attack's start until settled. */
   maxLoopDelayMs: number;
@@ -234,45 +228,40 @@ export interface AttackReport {
  */
 export async function attack(world: HostileWorld, limits: AttackLimits): Promise<AttackReport> {
   const { attacker, hostile, sizes } = world;
+  const form = await openKeyForm(world.attackerPortal, 'shared');
+  const plan: AttackerPlan = {
+    baseUrl: world.stack.baseUrl,
+    apiKey: attacker.apiKey,
+    form: form.parts,
+    call: { tool: `hostile_${hostileToolName(0)}`, args: { [HOSTILE_URL_FIELD]: `http://${':'.repeat(sizes.colons)}` } },
+    searchIntegration: 'hostile',
+    refusedKeyPrefix: REFUSED_KEY_PREFIX,
+    keysPerBurst: sizes.refusedKeys,
+    ...limits,
+  };
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const started = performance.now();
-  const end = started + limits.windowMs;
-  const counts = { searches: 0, calls: 0, refusedKeys: 0, keysNotRefused: {} as Record<string, number>, errors: 0 };
-  const slowest = { search: 0, call: 0, burst: 0 };
-  const repeat = async (kind: keyof typeof slowest, max: number, action: () => Promise<void>) => {
-    for (let i = 0; i < max && performance.now() < end; i++) {
-      const at = performance.now();
-      await action().catch(() => void counts.errors++);
-      slowest[kind] = Math.max(slowest[kind], Math.round(performance.now() - at));
-    }
-  };
-  const url = `http://${':'.repeat(sizes.colons)}`;
-  const form = await openKeyForm(world.attackerPortal, 'shared');
   hostile.attack();
-  await Promise.all([
-    repeat('search', limits.searches, async () => {
-      counts.searches++;
-      await attacker.call('search_tools', { query: 'hostile tool', integration: 'hostile', limit: 5 });
-    }),
-    repeat('call', limits.calls, async () => {
-      counts.calls++;
-      await attacker.call('execute_tools', { executions: [{ tool: `hostile_${hostileToolName(0)}`, args: { [HOSTILE_URL_FIELD]: url } }] });
-    }),
-    repeat('burst', limits.bursts, async () => {
-      const statuses = await Promise.all(
-        Array.from({ length: sizes.refusedKeys }, () =>
-          form.post(`${REFUSED_KEY_PREFIX}${randomBytes(12).toString('hex')}`).catch(() => 0),
-        ),
-      );
-      counts.refusedKeys += statuses.length;
-      for (const status of statuses.filter((s) => s !== 400)) counts.keysNotRefused[status] = (counts.keysNotRefused[status] ?? 0) + 1;
-    }),
-  ]);
+  const counts = await inAttackerThread(plan);
   const upstream = await hostile.quiet();
   await settle();
   loopDelay.disable();
-  return { ms: performance.now() - started, ...counts, slowest, upstream, maxLoopDelayMs: loopDelay.max / 1e6 };
+  return { ms: performance.now() - started, ...counts, upstream, maxLoopDelayMs: loopDelay.max / 1e6 };
+}
+
+/** Runs the attacker's requests in a thread of their own (why: hostile-attacker-thread.ts); resolves with its counts. */
+function inAttackerThread(plan: AttackerPlan): Promise<AttackerCounts> {
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(new URL('./hostile-attacker-thread.ts', import.meta.url), { workerData: plan });
+    thread.once('message', (message: { counts?: AttackerCounts; error?: string }) => {
+      if (message.counts) resolve(message.counts);
+      else reject(new Error(`the attacker's thread failed: ${message.error}`));
+      void thread.terminate();
+    });
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`the attacker's thread exited (${code}) before its counts`)));
+  });
 }
 
 /** Waits until the event loop is on time again: two probes in a row late by less than SETTLED_LAG_MS (bounded in count). */

@@ -67,6 +67,8 @@ export async function openKeyForm(portal: PortalSession, integration: string) {
       body: new URLSearchParams({ _csrf: csrf, _form: token, field_apiKey: key }),
     });
   return {
+    /** What a submission carries besides the key (for a sender elsewhere: test/support/hostile-attacker-thread.ts). */
+    parts: { url: `${base}/portal/integrations/${integration}`, cookie, csrf, token },
     send,
     /** Submits `key`: the answer's status (its body read and dropped). */
     async post(key: string): Promise<number> {
