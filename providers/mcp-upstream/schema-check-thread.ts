@@ -80,10 +80,16 @@ function upstreamFormats(): Record<string, true | { type: 'string' | 'number'; v
 }
 const FORMATS = upstreamFormats();
 
-/** ajv set up to stop at the first error (no error per item and branch), with only the formats above. */
+/**
+ * ajv set up to stop at the first error (no error per item and branch), with only the formats
+ * above. `useDefaults`: a property the schema gives a `default` counts as given when it is left out
+ * (Playwright MCP requires `level` and defaults it), as the server itself fills it in. The check runs
+ * on this thread's copy of the arguments, so what is sent is what the agent sent.
+ */
 function upstreamAjv(): Ajv {
   return new Ajv({
     strict: false,
+    useDefaults: true,
     validateFormats: true,
     validateSchema: false,
     allErrors: false,

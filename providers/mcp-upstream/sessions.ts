@@ -10,6 +10,7 @@ import type { Credential } from '../sdk.js';
 import { RequestOutcomeUnknown } from '../transport-loss.js';
 import { watchForLostAnswer } from './lost-answer.js';
 import { SessionPool } from './session-pool.js';
+import { upstreamErrorText } from './upstream-error-text.js';
 
 /** Most upstream sessions one process keeps open per server; the least recently used idle one closes first. */
 const MAX_SESSIONS = 200;
@@ -42,7 +43,7 @@ function asProviderError(err: unknown, challenge?: string): unknown {
     const auth = err.code === 401 || err.code === 403;
     return new ProviderHttpError(err.code, err.message.replace(/^Streamable HTTP error: /, ''), undefined, auth ? challenge : undefined);
   }
-  if (err instanceof McpError) return new Error(`the upstream MCP server answered error ${err.code}: ${err.message}`);
+  if (err instanceof McpError) return new Error(upstreamErrorText(err.code, err.message));
   return err;
 }
 

@@ -177,6 +177,26 @@ describe('a hostile upstream tool list', () => {
   });
 });
 
+describe("a schema's defaults", () => {
+  it('count a left-out required property as given (the server fills it in), and what is sent is what the agent sent', async () => {
+    // Playwright MCP's browser_console_messages: `level` required, with a default.
+    const inputSchema = {
+      type: 'object',
+      properties: { level: { type: 'string', enum: ['error', 'info'], default: 'info' }, all: { type: 'boolean' } },
+      required: ['level'],
+      additionalProperties: false,
+    };
+    const [tool] = convertTools(entry, [{ name: 'console', inputSchema }], noCall).tools;
+    const parsed = await tool.input.safeParseAsync({});
+    expect(parsed.success).toBe(true);
+    expect(parsed.data).toEqual({});
+    // A default does not excuse a wrong value, nor a required property without one.
+    expect((await tool.input.safeParseAsync({ level: 'loud' })).success).toBe(false);
+    const [strict] = convertTools(entry, [{ name: 'strict', inputSchema: { ...inputSchema, required: ['all'] } }], noCall).tools;
+    expect((await strict.input.safeParseAsync({})).error?.issues[0].message).toBe("data must have required property 'all'");
+  });
+});
+
 describe('a hostile schema pattern', () => {
   it('is shown to agents but not run by Switchboard (catastrophic backtracking would block the worker)', async () => {
     const evil = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
