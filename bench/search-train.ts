@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RELATED_WORDS_PATH, searchTerm, tokenize } from './lib/catalog-terms.js';
+import { RELATED_WORDS_PATH, searchTerm, tokenize } from '../server/catalog/catalog-terms.js';
 
 /**
  * Trains bench/search-related-words.json: for each English word stem, the stems that mean nearly

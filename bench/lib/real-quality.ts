@@ -1,5 +1,5 @@
 import { toolIndexFor } from '../../server/catalog/tool-search.js';
-import { CatalogRanker, RANKING } from './catalog-ranker.js';
+import { CatalogRanker, RANKING } from '../../server/catalog/catalog-ranker.js';
 import { evalRegistry } from './eval-catalog.js';
 import { realCatalogRegistry } from './real-catalogs.js';
 import { type CatalogFigures, loadRealEval, measureByCatalog, type Ranker, type RealEvalItem } from './real-eval.js';
