@@ -1,18 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { ToolEntry } from '../../providers/registry.js';
-import { byRank, parametersText } from './tool-search.js';
 import { RELATED_WORDS_PATH, searchTerm, searchTerms, tokenize } from './catalog-terms.js';
+import { byRank, parametersText } from './tool-search.js';
 
 /**
- * An experiment, not the product's ranking (that is server/catalog/tool-search.ts): ranking from
- * the catalog alone, the same for every source (built-in, upstream MCP server): BM25F over what each tool carries — its name split into words, its description, its
- * parameters' names and descriptions, its access (read-only, destructive) and its integration's
- * name and description — with field weights, English stemming and stop words; the request expanded
- * by related words learned offline (related-words.json, bench/search-train.ts); a bonus for the
- * tools of an integration the request names ("in Notion", "on GitHub", "k8s"). Nothing in here is
- * about any particular tool or integration. `npm run bench -- search` measures it beside the
- * product's ranking (the ablation table of bench/README.md): it does worse on every set so far. Same query, same catalog, same order: ties go to the
- * caller's connected integrations, then by name.
+ * Ranking from the catalog alone, the same for every source (built-in, upstream MCP server): BM25F
+ * over what each tool carries — its name split into words, its description (words most of one
+ * integration's tools share, "Error Responses", `API-…`, damped), its parameters' names and
+ * descriptions, its access (read-only, destructive) and its integration's name and description —
+ * with field weights, English (Porter) stemming and stop words; the request expanded by related
+ * words learned offline (search-related-words.json, bench/search-train.ts); a bonus for the tools of
+ * an integration the request names ("in Notion", "on GitHub", "k8s"). Nothing in here is about any
+ * particular tool or integration. The product's index (tool-search.ts) adds `textScores` to its own
+ * text score and reads `relatedNames`; `query` ranks by this alone, which `npm run bench -- search`
+ * measures beside the product (the ablation table of bench/README.md). Same query, same catalog,
+ * same order: ties go to the caller's connected integrations, then by name.
  */
 
 /**

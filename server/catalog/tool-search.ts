@@ -21,14 +21,18 @@ import {
 } from './search-vocabulary.js';
 
 /**
- * Deterministic keyword ranking of tools for a request. Three parts, added:
+ * Deterministic keyword ranking of tools for a request. Four parts, added:
  * - text: BM25+ (minisearch) of the request's subject words over the tool's name, description,
  *   integration text and parameters (names and descriptions), scaled so the best match scores 1;
+ * - catalog: BM25F from the catalog alone (catalog-ranker.ts: field weights, Porter stems,
+ *   boilerplate damped, learned related words), the same for every source, best match 1;
  * - operation: what the request asks done ("file", "reply", "details", "which", "who am I") against
  *   what the tool's name says it does (create, comment, get, list, whoami…, or its own first word:
  *   `echo`, `gzip_…`), kept in proportion to how relevant the tool is otherwise (GATE);
  * - integration: the request's product words ("ticket", "channel", "repo") or the integration's own
- *   name, pointing at one integration.
+ *   name, pointing at one integration — and as much at its peers (`github-mcp` beside `github`,
+ *   Playwright's `browser_…` beside `browser`: findPeers), so the better-matching tool wins whichever
+ *   source it comes from; a learned related word that is an integration's name points at it too.
  * Words are read as search-terms.ts says; what request words mean is in search-vocabulary.ts. Same
  * query, same catalog, same order: ties go to the caller's connected integrations, then by name.
  */
@@ -564,10 +568,20 @@ export class ToolSearchIndex {
         ) + (own && request.words.has(own.verb) ? own.weight : 0);
       const catalog = catalogScores.get(id) ?? 0;
       const gate = Math.min(1, GATE.floor + GATE.text * Math.max(text, catalog) + GATE.integration * integration);
-      const parts: ScoreParts = { text, catalog, operation: asked * gate, integration, gate, connected: options.connected?.(entry) ?? false };
+      const parts: ScoreParts = {
+        text,
+        catalog,
+        operation: asked * gate,
+        integration,
+        gate,
+        connected: options.connected?.(entry) ?? false,
+      };
       if (parts.text === 0 && parts.catalog === 0 && parts.operation === 0 && parts.integration < 1) continue;
       const score =
-        WEIGHTS.text * parts.text + WEIGHTS.catalog * catalog + WEIGHTS.operation * parts.operation + WEIGHTS.integration * parts.integration;
+        WEIGHTS.text * parts.text +
+        WEIGHTS.catalog * catalog +
+        WEIGHTS.operation * parts.operation +
+        WEIGHTS.integration * parts.integration;
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
     }

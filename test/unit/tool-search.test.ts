@@ -80,8 +80,8 @@ describe('tool search', () => {
 
   it('explains each score: the weighted sum of its parts', () => {
     for (const hit of index.query('find jira tickets assigned to me', { limit: 5 })) {
-      const { text, operation, integration } = hit.parts;
-      const sum = WEIGHTS.text * text + WEIGHTS.operation * operation + WEIGHTS.integration * integration;
+      const { text, catalog, operation, integration } = hit.parts;
+      const sum = WEIGHTS.text * text + WEIGHTS.catalog * catalog + WEIGHTS.operation * operation + WEIGHTS.integration * integration;
       expect(hit.score).toBeCloseTo(sum, 5);
     }
   });
