@@ -1,5 +1,5 @@
-import { toolIndexFor } from '../../server/catalog/tool-search.js';
-import { CatalogRanker, RANKING } from './catalog-ranker.js';
+import { CatalogRanker, RANKING } from '../../server/catalog/catalog-ranker.js';
+import { ToolSearchIndex, toolIndexFor } from '../../server/catalog/tool-search.js';
 import { evalRegistry } from './eval-catalog.js';
 import { realCatalogRegistry } from './real-catalogs.js';
 import { type CatalogFigures, loadRealEval, measureByCatalog, type Ranker, type RealEvalItem } from './real-eval.js';
@@ -9,7 +9,7 @@ import { formatTable } from './stats.js';
 /**
  * Search quality on the real catalogs (published MCP servers' tools beside the built-ins), per
  * catalog and overall, tuning and reported halves apart; and the ablation: the product's ranking
- * against the catalog-only experiment (bench/lib/catalog-ranker.ts) with and without the learned
+ * with issue 30's parts added one by one, and the catalog-only ranking (server/catalog/catalog-ranker.ts) with and without the learned
  * related words, on the real catalogs and on the built-in evaluation set.
  */
 export const GOAL_REAL = { top1: 0.8, recall5: 0.95, perCatalogTop1: 0.6, builtinTop1: 0.95 };
@@ -37,7 +37,23 @@ export async function measureRealQuality(): Promise<RealQuality> {
   const builtin = loadEvalSet();
   const builtinRegistry = await evalRegistry();
   const rankers: { name: string; make: (r: typeof registry) => Ranker; expansion: number }[] = [
-    { name: 'product (server/catalog/tool-search.ts)', make: (r) => toolIndexFor(r), expansion: RANKING.expansion },
+    {
+      name: 'product without issue 30’s parts (table-based text, operations, integrations)',
+      make: (r) => new ToolSearchIndex(r.tools(), { catalogText: false, peers: false, relatedNames: false }),
+      expansion: RANKING.expansion,
+    },
+    {
+      name: '+ peers share what points at an integration',
+      make: (r) => new ToolSearchIndex(r.tools(), { catalogText: false, relatedNames: false }),
+      expansion: RANKING.expansion,
+    },
+    {
+      name: '+ learned related words naming an integration',
+      make: (r) => new ToolSearchIndex(r.tools(), { catalogText: false }),
+      expansion: RANKING.expansion,
+    },
+    { name: '+ BM25F catalog text = product now', make: (r) => toolIndexFor(r), expansion: RANKING.expansion },
+    { name: 'product now, BM25F without related-word expansion', make: (r) => new ToolSearchIndex(r.tools()), expansion: 0 },
     { name: 'catalog only: BM25F, stems, integration named', make: (r) => new CatalogRanker(r.tools()), expansion: 0 },
     { name: 'catalog only + learned related words', make: (r) => new CatalogRanker(r.tools()), expansion: RANKING.expansion },
   ];

@@ -1,6 +1,7 @@
 import MiniSearch from 'minisearch';
 import { inputJsonSchema } from '../../core/json-schema.js';
 import type { ToolEntry } from '../../providers/registry.js';
+import { CatalogRanker } from './catalog-ranker.js';
 import { baseForm, normalizeTerm, STOP_WORDS, stem, tokenize } from './search-terms.js';
 import {
   CONTENT_CLAUSE,
@@ -20,19 +21,23 @@ import {
 } from './search-vocabulary.js';
 
 /**
- * Deterministic keyword ranking of tools for a request. Three parts, added:
+ * Deterministic keyword ranking of tools for a request. Four parts, added:
  * - text: BM25+ (minisearch) of the request's subject words over the tool's name, description,
  *   integration text and parameters (names and descriptions), scaled so the best match scores 1;
+ * - catalog: BM25F from the catalog alone (catalog-ranker.ts: field weights, Porter stems,
+ *   boilerplate damped, learned related words), the same for every source, best match 1;
  * - operation: what the request asks done ("file", "reply", "details", "which", "who am I") against
  *   what the tool's name says it does (create, comment, get, list, whoami…, or its own first word:
  *   `echo`, `gzip_…`), kept in proportion to how relevant the tool is otherwise (GATE);
  * - integration: the request's product words ("ticket", "channel", "repo") or the integration's own
- *   name, pointing at one integration.
+ *   name, pointing at one integration — and as much at its peers (`github-mcp` beside `github`,
+ *   Playwright's `browser_…` beside `browser`: findPeers), so the better-matching tool wins whichever
+ *   source it comes from; a learned related word that is an integration's name points at it too.
  * Words are read as search-terms.ts says; what request words mean is in search-vocabulary.ts. Same
  * query, same catalog, same order: ties go to the caller's connected integrations, then by name.
  */
 
-export const WEIGHTS = { text: 1, operation: 1.2, integration: 1.2 };
+export const WEIGHTS = { text: 1, catalog: 0.3, operation: 1.2, integration: 1.2 };
 
 /**
  * How much of its operation score a tool keeps, by how relevant it is otherwise: a tool that shares
@@ -55,6 +60,8 @@ interface ToolDocument {
 /** Why a hit scored what it did (SEARCH_DEBUG=1 logs these). */
 export interface ScoreParts {
   text: number;
+  /** BM25F over the tool's fields with learned related words (catalog-ranker), the best scaled to 1. */
+  catalog: number;
   /** What the tool's operations match of the request's, times `gate`. */
   operation: number;
   integration: number;
@@ -171,6 +178,16 @@ function nameOperations(toolName: string): Weighted {
   return ops;
 }
 
+/** The parts of the ranking that issue 30 added, each on unless turned off (the benchmark's ablation turns them off). */
+export interface IndexParts {
+  /** BM25F over the tool's fields with learned related words (catalog-ranker.ts) beside the text score. */
+  catalogText?: boolean;
+  /** A request pointed at an integration points at its peers as much (findPeers). */
+  peers?: boolean;
+  /** A learned related word that is an integration's own name points at it. */
+  relatedNames?: boolean;
+}
+
 export class ToolSearchIndex {
   private readonly search: MiniSearch<ToolDocument>;
   private readonly byId = new Map<string, ToolEntry>();
@@ -195,7 +212,15 @@ export class ToolSearchIndex {
   private readonly vocabulary = new Set<string>();
   private readonly productWordSet = new Set(Object.keys(PRODUCT_WORDS));
 
-  constructor(entries: readonly ToolEntry[]) {
+  private readonly catalog: CatalogRanker;
+  /** Integration → integrations of the same kind (findPeers). */
+  private readonly peers = new Map<string, string[]>();
+
+  private readonly parts: Required<IndexParts>;
+
+  constructor(entries: readonly ToolEntry[], parts: IndexParts = {}) {
+    this.parts = { catalogText: true, peers: true, relatedNames: true, ...parts };
+    this.catalog = new CatalogRanker(entries);
     this.search = new MiniSearch<ToolDocument>({
       fields: ['qualifiedName', 'toolName', 'description', 'providerText', 'parameters'],
       storeFields: [],
@@ -262,6 +287,27 @@ export class ToolSearchIndex {
     });
     this.search.addAll(docs);
     for (const entries of this.byProvider.values()) this.findListsBySearching(entries);
+    this.findPeers();
+  }
+
+  /**
+   * Integrations of the same kind as another, read off the catalog: one whose name, display name or
+   * most tool names carry the other's own first name word (`github-mcp` and `github`, Playwright's
+   * `browser_click`… and `browser`). A request pointed at one by its things ("PR 88", "the page")
+   * points at its peers as much, so the better-matching tool wins whichever source it comes from.
+   */
+  private findPeers() {
+    for (const name of this.byProvider.keys()) {
+      const word = name.split('-')[0];
+      if (word.length < 3) continue;
+      for (const [other, others] of this.byProvider) {
+        if (other === name) continue;
+        const m = others[0].provider.manifest;
+        const own = new Set(tokenize(`${m.name} ${m.displayName}`).map((w) => w.toLowerCase()));
+        const inNames = others.filter((e) => tokenize(e.tool.name).some((w) => w.toLowerCase() === word)).length;
+        if (own.has(word) || inNames * 2 >= others.length) this.peers.set(name, [...(this.peers.get(name) ?? []), other]);
+      }
+    }
   }
 
   /**
@@ -416,6 +462,11 @@ export class ToolSearchIndex {
       subject.push(raw);
     }
     addOperations(operations, verb ? scale(asked, 0.8) : asked);
+    // "remember" → the memory server: a learned related word that is an integration's own name points at it.
+    if (this.parts.relatedNames) for (const [name, weight] of this.catalog.relatedNames(original)) addMax(integrations, name, weight);
+    // A request pointed at an integration points at its peers as much (findPeers).
+    if (this.parts.peers)
+      for (const [name, weight] of [...integrations]) for (const peer of this.peers.get(name) ?? []) addMax(integrations, peer, weight);
     // "repos", "issues": many of a thing are asked for, so tools named after it are asked to list,
     // unless a verb does something else to them ("share the release notes").
     // A request that plainly asks to search ("issues I opened", "look for …") keeps its search.
@@ -496,8 +547,9 @@ export class ToolSearchIndex {
         best = Math.max(best, result.score);
       }
     }
+    const catalogScores = this.parts.catalogText ? this.catalog.textScores(text.slice(0, QUERY_MAX_CHARS)) : new Map<string, number>();
     // A tool of a named integration that does what is asked is a candidate without a word in common.
-    const candidates = new Set(textScores.keys());
+    const candidates = new Set([...textScores.keys(), ...catalogScores.keys()]);
     for (const name of request.integrations.keys())
       for (const entry of this.byProvider.get(name) ?? []) candidates.add(entry.qualifiedName);
     const hits: ToolSearchHit[] = [];
@@ -514,10 +566,22 @@ export class ToolSearchIndex {
           this.operationsOf.get(id) ?? {},
           many ? (this.listsBySearching.has(id) ? askedManyBySearch : askedMany) : request.operations,
         ) + (own && request.words.has(own.verb) ? own.weight : 0);
-      const gate = Math.min(1, GATE.floor + GATE.text * text + GATE.integration * integration);
-      const parts: ScoreParts = { text, operation: asked * gate, integration, gate, connected: options.connected?.(entry) ?? false };
-      if (parts.text === 0 && parts.operation === 0 && parts.integration < 1) continue;
-      const score = WEIGHTS.text * parts.text + WEIGHTS.operation * parts.operation + WEIGHTS.integration * parts.integration;
+      const catalog = catalogScores.get(id) ?? 0;
+      const gate = Math.min(1, GATE.floor + GATE.text * Math.max(text, catalog) + GATE.integration * integration);
+      const parts: ScoreParts = {
+        text,
+        catalog,
+        operation: asked * gate,
+        integration,
+        gate,
+        connected: options.connected?.(entry) ?? false,
+      };
+      if (parts.text === 0 && parts.catalog === 0 && parts.operation === 0 && parts.integration < 1) continue;
+      const score =
+        WEIGHTS.text * parts.text +
+        WEIGHTS.catalog * catalog +
+        WEIGHTS.operation * parts.operation +
+        WEIGHTS.integration * parts.integration;
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
     }

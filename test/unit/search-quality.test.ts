@@ -63,7 +63,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 // today's figures, far below issue 30's goal (top-1 ≥ 80 %, recall@5 ≥ 95 % on the reported half):
 // they keep a change from losing ground unseen. SEARCH_EVAL_MISSES=1 prints the tuning half's misses
 // only: the reported half's never, so nobody tunes on it.
-const REAL_FLOOR = { tune: { top1: 0.43, recall5: 0.68 }, reported: { top1: 0.37, recall5: 0.59 } };
+const REAL_FLOOR = { tune: { top1: 0.47, recall5: 0.73 }, reported: { top1: 0.43, recall5: 0.68 } };
 
 describe('search quality on real MCP servers’ catalogs', () => {
   const real = loadRealEval();

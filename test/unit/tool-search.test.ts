@@ -80,8 +80,8 @@ describe('tool search', () => {
 
   it('explains each score: the weighted sum of its parts', () => {
     for (const hit of index.query('find jira tickets assigned to me', { limit: 5 })) {
-      const { text, operation, integration } = hit.parts;
-      const sum = WEIGHTS.text * text + WEIGHTS.operation * operation + WEIGHTS.integration * integration;
+      const { text, catalog, operation, integration } = hit.parts;
+      const sum = WEIGHTS.text * text + WEIGHTS.catalog * catalog + WEIGHTS.operation * operation + WEIGHTS.integration * integration;
       expect(hit.score).toBeCloseTo(sum, 5);
     }
   });
@@ -287,5 +287,32 @@ describe('tool search', () => {
     const read = mixed.read('start a branch off main on GitHub');
     expect(read.integrations.get('github-mcp')).toBe(read.integrations.get('github'));
     expect(mixed.query('start a branch off main on GitHub', { limit: 1 })[0].entry.qualifiedName).toBe('github-mcp__create_branch');
+  });
+
+  it('points a request at an integration’s peers as much as at it, and reads a learned related word as a name', () => {
+    const browserLike = testProvider('webdriver', {}, [
+      readTool('browser_console_messages', 'Returns all console messages of the page'),
+      readTool('browser_click', 'Click an element on the page'),
+    ]);
+    const memoryLike = testProvider('memory', { displayName: 'Memory' }, [readTool('read_graph', 'Read the whole knowledge graph')]);
+    const mixed = new ToolSearchIndex(new ProviderRegistry([...builtinProviders, browserLike, memoryLike]).tools());
+    // Most of its tools are named `browser_…`: whatever points at the built-in browser points at it too.
+    const read = mixed.read('show the console messages of https://example.com');
+    expect(read.integrations.get('browser')).toBeGreaterThan(0);
+    expect(read.integrations.get('webdriver')).toBe(read.integrations.get('browser'));
+    expect(mixed.query('show the console messages of https://example.com', { limit: 1 })[0].entry.qualifiedName).toBe(
+      'webdriver__browser_console_messages',
+    );
+    // "remember" → "memory" (search-related-words.json): the memory integration is pointed at, not named.
+    const remembered = mixed.read('what do you remember').integrations.get('memory') ?? 0;
+    expect(remembered).toBeGreaterThan(0);
+    expect(remembered).toBeLessThan(1);
+    // Without the parts, neither happens.
+    const plain = new ToolSearchIndex(new ProviderRegistry([...builtinProviders, browserLike, memoryLike]).tools(), {
+      peers: false,
+      relatedNames: false,
+    });
+    expect(plain.read('show the console messages of https://example.com').integrations.get('webdriver')).toBeUndefined();
+    expect(plain.read('what do you remember').integrations.get('memory')).toBeUndefined();
   });
 });

@@ -1,18 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { ToolEntry } from '../../providers/registry.js';
-import { byRank, parametersText } from '../../server/catalog/tool-search.js';
 import { RELATED_WORDS_PATH, searchTerm, searchTerms, tokenize } from './catalog-terms.js';
+import { byRank, parametersText } from './tool-search.js';
 
 /**
- * An experiment, not the product's ranking (that is server/catalog/tool-search.ts): ranking from
- * the catalog alone, the same for every source (built-in, upstream MCP server): BM25F over what each tool carries — its name split into words, its description, its
- * parameters' names and descriptions, its access (read-only, destructive) and its integration's
- * name and description — with field weights, English stemming and stop words; the request expanded
- * by related words learned offline (related-words.json, bench/search-train.ts); a bonus for the
- * tools of an integration the request names ("in Notion", "on GitHub", "k8s"). Nothing in here is
- * about any particular tool or integration. `npm run bench -- search` measures it beside the
- * product's ranking (the ablation table of bench/README.md): it does worse on every set so far. Same query, same catalog, same order: ties go to the
- * caller's connected integrations, then by name.
+ * Ranking from the catalog alone, the same for every source (built-in, upstream MCP server): BM25F
+ * over what each tool carries — its name split into words, its description (words most of one
+ * integration's tools share, "Error Responses", `API-…`, damped), its parameters' names and
+ * descriptions, its access (read-only, destructive) and its integration's name and description —
+ * with field weights, English (Porter) stemming and stop words; the request expanded by related
+ * words learned offline (search-related-words.json, bench/search-train.ts); a bonus for the tools of
+ * an integration the request names ("in Notion", "on GitHub", "k8s"). Nothing in here is about any
+ * particular tool or integration. The product's index (tool-search.ts) adds `textScores` to its own
+ * text score and reads `relatedNames`; `query` ranks by this alone, which `npm run bench -- search`
+ * measures beside the product (the ablation table of bench/README.md). Same query, same catalog,
+ * same order: ties go to the caller's connected integrations, then by name.
  */
 
 /**
@@ -29,6 +31,7 @@ export const RANKING = {
   expansion: 0.35,
   named: 0.6,
   inPassing: 0.25,
+  nameRelated: 0.7,
 };
 const FIELD_WEIGHTS = RANKING.fields;
 type Field = keyof typeof FIELD_WEIGHTS;
@@ -216,6 +219,45 @@ export class CatalogRanker {
       }
     }
     return { terms, integrations };
+  }
+
+  /**
+   * Integrations a request word points at through a learned related word that is the integration's
+   * own name ("remember" → "memory"), with the related word's weight; abbreviations (weight 1) are
+   * read() names already.
+   */
+  relatedNames(text: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const table = related();
+    for (const raw of tokenize(text.slice(0, SEARCH_LIMITS.queryChars))) {
+      const term = searchTerm(raw);
+      if (!term || this.namingWords.has(term)) continue;
+      for (const [other, w] of (table.get(term) ?? []).slice(0, SEARCH_LIMITS.relatedPerTerm))
+        if (w >= RANKING.nameRelated) for (const name of this.namingWords.get(other) ?? []) out.set(name, Math.max(out.get(name) ?? 0, w));
+    }
+    return out;
+  }
+
+  /** Every matching tool's BM25F score over the request's terms, by qualified name, the best scaled to 1. */
+  textScores(text: string): Map<string, number> {
+    const request = this.read(text);
+    const n = this.entries.length;
+    const scores = new Map<number, number>();
+    for (const [term, weight] of request.terms) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
+      for (let k = 0; k < list.docs.length; k++) {
+        const tf = list.tfs[k];
+        const doc = list.docs[k];
+        scores.set(doc, (scores.get(doc) ?? 0) + (weight * idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1));
+      }
+    }
+    let best = 0;
+    for (const score of scores.values()) best = Math.max(best, score);
+    const out = new Map<string, number>();
+    for (const [doc, score] of scores) out.set(this.entries[doc].qualifiedName, score / best);
+    return out;
   }
 
   /** Ranked hits that pass `filter`, best first, at most `limit`; `connected` breaks ties. */

@@ -8,7 +8,7 @@ import { stemmer } from 'stemmer';
  * catalog (when indexing) and for requests.
  */
 
-export const RELATED_WORDS_PATH = resolve(import.meta.dirname, '../search-related-words.json');
+export const RELATED_WORDS_PATH = resolve(import.meta.dirname, 'search-related-words.json');
 
 export const STOP_WORDS = new Set(
   (
