@@ -44,7 +44,7 @@ export function allProviders(
   const demoProviders = demo ? [upstreamFactory({ ...config, UPSTREAM_MCP_ALLOWED_HOSTS: demo.allowedHosts }, options)(demo.entry)] : [];
   const fixed = [...builtinProviders, ...demoProviders];
   const withUpstreams = [...fixed, ...upstreamProviders(config, fixed, options)];
-  return [...withUpstreams, ...openapiProviders(config, withUpstreams)];
+  return [...withUpstreams, ...openapiProviders(config, withUpstreams, { logger })];
 }
 
 /**

@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, type ProviderEnvSpec } from '../../core/config.js';
 import { type OpenApiEntry, openapiConfigSchema, openapiEntrySchema } from '../../core/openapi-entry.js';
 import { describeIssues } from '../../core/upstream-entry.js';
-import type { Provider } from '../sdk.js';
+import type { Provider, ToolLogger } from '../sdk.js';
 import { DOCUMENT_LIMITS, type OpenApiDocument, OpenApiError, parseDocument } from './document.js';
 import { envPrefixOf, type OpenApiProviderOptions, openapiProvider } from './provider.js';
 
@@ -113,7 +113,7 @@ export function loadDocumentFile(path: string): OpenApiDocument {
 export function openapiProviders(
   config: { OPENAPI_INTEGRATIONS?: string },
   fixed: readonly Provider[],
-  options: OpenApiProviderOptions & { cwd?: string } = {},
+  options: OpenApiProviderOptions & { cwd?: string; logger?: ToolLogger } = {},
 ): Provider[] {
   const entries = parseOpenApiIntegrations(config.OPENAPI_INTEGRATIONS);
   const problems: string[] = [];
@@ -128,7 +128,12 @@ export function openapiProviders(
     }
     try {
       const doc = loadDocumentFile(documentPath(entry.document, options.cwd));
-      const { provider } = openapiProvider(entry, doc, options);
+      const { provider, refused } = openapiProvider(entry, doc, options);
+      if (refused.length)
+        options.logger?.warn(
+          { integration: entry.name, refused: refused.length, first: refused.slice(0, 20) },
+          'OpenAPI operations left out (no tool for them)',
+        );
       const shadowing = provider.tools.map((t) => `${prefix}_${t.name}`).find((n) => flatNames.has(n));
       if (shadowing) problems.push(`[${index}]: its tool ${shadowing} has the name of another integration's tool`);
       else providers.push(provider);

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
 import { builtinProviders } from '../../providers/index.js';
-import { documentPath, loadDocumentFile, openapiProviders } from '../../providers/openapi/config.js';
+import { documentPath, loadDocumentFile, openapiProviders, parseOpenApiIntegrations } from '../../providers/openapi/config.js';
 import { parseDocument } from '../../providers/openapi/document.js';
 import { convertOperations, markdownText, nameFromPath, snakeName } from '../../providers/openapi/operations.js';
 import { openapiProvider } from '../../providers/openapi/provider.js';
@@ -282,5 +282,16 @@ describe('providers from entries', () => {
     expect(provider.tools.find((t) => t.name === 'repos_delete')?.access).toBe('destructive');
     expect(provider.tools.every((t) => /^[a-z][a-z0-9_]*$/.test(t.name) && t.name.length <= 64)).toBe(true);
     console.log(`GitHub REST: ${provider.tools.length} tools in ${Math.round(ms)} ms`);
+  });
+
+  it("the example entries of README and docs/openapi.md are valid; README's loads", () => {
+    const root = new URL('../../', import.meta.url);
+    const examples = ['README.md', 'docs/openapi.md'].flatMap((file) =>
+      [...readFileSync(new URL(file, root), 'utf8').matchAll(/OPENAPI_INTEGRATIONS='(\[[\s\S]*?\])'/g)].map((m) => ({ file, json: m[1] })),
+    );
+    expect(examples.map((e) => e.file)).toEqual(['README.md', 'docs/openapi.md']);
+    for (const { file, json } of examples) expect(parseOpenApiIntegrations(json).length, file).toBeGreaterThan(0);
+    const [provider] = openapiProviders({ OPENAPI_INTEGRATIONS: examples[0].json }, builtinProviders);
+    expect(provider.manifest.name).toBe('github-rest');
   });
 });
