@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { parseDocument } from '../../providers/openapi/document.js';
 import { convertOperations, markdownText, nameFromPath, snakeName } from '../../providers/openapi/operations.js';
 import { openapiProvider } from '../../providers/openapi/provider.js';
 import { buildRequest } from '../../providers/openapi/request.js';
+import { createToolContext } from '../../providers/tool-context.js';
 import { UnsafePathArgument } from '../../providers/url-path.js';
 
 const petstore = {
@@ -293,5 +296,41 @@ describe('providers from entries', () => {
     for (const { file, json } of examples) expect(parseOpenApiIntegrations(json).length, file).toBeGreaterThan(0);
     const [provider] = openapiProviders({ OPENAPI_INTEGRATIONS: examples[0].json }, builtinProviders);
     expect(provider.manifest.name).toBe('github-rest');
+  });
+
+  it('runs a tool over real HTTP: arguments checked, a query key or a bearer token added, JSON answered', async () => {
+    const seen: { url?: string; authorization?: string }[] = [];
+    const server = createServer((req, res) => {
+      seen.push({ url: req.url, authorization: req.headers.authorization });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"pets":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      for (const auth of [{ type: 'apikey', in: 'query', name: 'api_key' }, { type: 'bearer' }]) {
+        const [provider] = openapiProviders(
+          { OPENAPI_INTEGRATIONS: JSON.stringify([{ name: 'pets', displayName: 'Pets', document: file, baseUrl, auth }]) },
+          builtinProviders,
+        );
+        const tool = provider.tools.find((t) => t.name === 'list_pets')!;
+        expect((await tool.input.safeParseAsync({ limit: 'five' })).success).toBe(false);
+        const args = await tool.input.parseAsync({ limit: 5 });
+        const ctx = createToolContext({
+          provider,
+          credential: { type: 'apikey', fields: { apiKey: 'sekret' } },
+          apiBaseUrl: baseUrl,
+          signal: AbortSignal.timeout(10_000),
+          logger: { info() {}, warn() {} },
+          caller: { tenantId: 't', userId: 'u' },
+        });
+        expect(await tool.run(args, ctx)).toEqual({ pets: [] });
+      }
+      expect(seen).toEqual([
+        { url: '/v1/pets?limit=5&api_key=sekret', authorization: undefined },
+        { url: '/v1/pets?limit=5', authorization: 'Bearer sekret' },
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });
