@@ -7,6 +7,7 @@ import { type Config, loadConfig } from './core/config.js';
 import { inputJsonSchema } from './core/json-schema.js';
 import { TokenSigner } from './core/signed-tokens.js';
 import { builtinProviders } from './providers/index.js';
+import { openapiEnvSpecs } from './providers/openapi/index.js';
 import { type Provider, providerEnvSpec } from './providers/sdk.js';
 import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.js';
 import { createApp } from './server/app.js';
@@ -75,7 +76,11 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       ...(options.storage && 'databaseUrl' in options.storage && { DATABASE_URL: options.storage.databaseUrl }),
       ...(options.storage && 'schema' in options.storage && options.storage.schema && { DATABASE_SCHEMA: options.storage.schema }),
     },
-    providers.map((p) => providerEnvSpec(p.manifest)),
+    [
+      ...providers.map((p) => providerEnvSpec(p.manifest)),
+      // The operator's OpenAPI integrations join the built-ins (compose-services.ts): their OAuth clients too.
+      ...(options.providers ? [] : openapiEnvSpecs(options.env?.OPENAPI_INTEGRATIONS)),
+    ],
   );
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
   const missing = !options.storage ? 'no storage' : !config.ENCRYPTION_KEYS ? 'no encryption key' : undefined;

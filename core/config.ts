@@ -214,6 +214,11 @@ export const baseEnvSchema = z.object({
    * holding one) of catalog names and entries; validated in providers/mcp-upstream/config.ts.
    */
   UPSTREAM_MCP_SERVERS: optionalString,
+  /**
+   * REST APIs from OpenAPI documents every tenant gets as integrations: a JSON array (or the path
+   * of a JSON file holding one) of entries; validated in providers/openapi/config.ts.
+   */
+  OPENAPI_INTEGRATIONS: optionalString,
   /** Hosts (or host:port) upstream MCP servers may be at even on loopback or private addresses. */
   UPSTREAM_MCP_ALLOWED_HOSTS: hostList,
   /** Seconds an upstream server's tool list is kept before it is listed again. */

@@ -10,6 +10,7 @@ import type { UpstreamEntry } from '../core/upstream-entry.js';
 import pkg from '../package.json' with { type: 'json' };
 import { builtinProviders } from '../providers/index.js';
 import { tenantUpstreamFactory, upstreamFactory, upstreamProviders } from '../providers/mcp-upstream/index.js';
+import { openapiProviders } from '../providers/openapi/index.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import type { Provider } from '../providers/sdk.js';
 import type { Pool } from '../store/database.js';
@@ -28,7 +29,7 @@ export interface ExceptedUpstream {
 
 /**
  * The built-in providers, the demo integration when `npm start` serves it, and the operator's
- * upstream MCP servers (UPSTREAM_MCP_SERVERS); with `services` (connections/upstream-services.ts)
+ * upstream MCP servers (UPSTREAM_MCP_SERVERS) and OpenAPI integrations (OPENAPI_INTEGRATIONS); with `services` (connections/upstream-services.ts)
  * `auth: oauth2` upstreams connect and tool listings are shared through the database (without, the
  * configuration is only checked). The demo's network exception reaches no other provider, and no
  * tenant's server.
@@ -42,7 +43,8 @@ export function allProviders(
   const options = { version: pkg.version, logger, ...services };
   const demoProviders = demo ? [upstreamFactory({ ...config, UPSTREAM_MCP_ALLOWED_HOSTS: demo.allowedHosts }, options)(demo.entry)] : [];
   const fixed = [...builtinProviders, ...demoProviders];
-  return [...fixed, ...upstreamProviders(config, fixed, options)];
+  const withUpstreams = [...fixed, ...upstreamProviders(config, fixed, options)];
+  return [...withUpstreams, ...openapiProviders(config, withUpstreams, { logger })];
 }
 
 /**

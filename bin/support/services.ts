@@ -7,6 +7,7 @@ import { TokenSigner } from '../../core/signed-tokens.js';
 import type { DemoIntegration } from '../../demo/integration.js';
 import { SwitchboardPlugin } from '../../plugin/index.js';
 import { builtinProviders } from '../../providers/index.js';
+import { openapiEnvSpecs } from '../../providers/openapi/index.js';
 import { providerEnvSpec } from '../../providers/sdk.js';
 import { allProviders, composeServices } from '../../server/compose-services.js';
 import type { ServiceContext } from '../../server/context.js';
@@ -19,11 +20,11 @@ import { ensureSearchAttributes } from './search-attributes.js';
 
 /** Reads and validates the environment; throws a ConfigError naming every bad variable. */
 export function readConfig(env: Record<string, string | undefined>): Config {
-  const config = loadConfig(
-    env,
-    builtinProviders.map((p) => providerEnvSpec(p.manifest)),
-  );
-  // Upstream MCP servers are checked here too, so a bad entry stops the start like a bad variable.
+  const config = loadConfig(env, [
+    ...builtinProviders.map((p) => providerEnvSpec(p.manifest)),
+    ...openapiEnvSpecs(env.OPENAPI_INTEGRATIONS),
+  ]);
+  // Upstream MCP servers and OpenAPI documents are checked here too, so a bad entry stops the start like a bad variable.
   void allProviders(config);
   return config;
 }
