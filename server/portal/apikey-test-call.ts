@@ -18,7 +18,8 @@ const TEST_CALL_TIMEOUT_MS = 10_000;
  * (an administrator can make users). A person enters one key at a time; someone posting hundreds
  * of made-up keys at once would otherwise have this process open hundreds of sessions at the
  * service, with the CPU that costs every other tenant. Beyond the bound the form answers 429 at
- * once, before any lookup.
+ * once, before any lookup: the bound is taken on the session cookie's signed claims, so a burst
+ * queues no query in the pool every tenant shares.
  */
 export const KEY_TESTS_IN_FLIGHT = { perUser: 2, perTenant: 8 } as const;
 /** What a refused submission is told to wait, in seconds (Retry-After): about one test call's answer. */
@@ -29,9 +30,12 @@ export function keyTestLimit(): InFlightLimit {
   return new InFlightLimit([KEY_TESTS_IN_FLIGHT.perUser, KEY_TESTS_IN_FLIGHT.perTenant]);
 }
 
-/** A place for one submission of `me`, or undefined when they (or their tenant) have as many in flight as allowed. */
-export function enterKeyTest(limit: InFlightLimit, me: SignedIn): (() => void) | undefined {
-  return limit.tryEnter([`user:${me.user.id}`, `tenant:${me.caller.tenantId}`]);
+/**
+ * A place for one submission of this user, or undefined when they (or their tenant) have as many
+ * in flight as allowed. Taken on the session cookie's signed claims, before the store is read.
+ */
+export function enterKeyTest(limit: InFlightLimit, who: { userId: string; tenantId: string }): (() => void) | undefined {
+  return limit.tryEnter([`user:${who.userId}`, `tenant:${who.tenantId}`]);
 }
 
 export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };

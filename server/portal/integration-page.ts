@@ -16,7 +16,8 @@ import { connectPage } from './connect-page.js';
 import { requireCsrf } from './csrf.js';
 import { formBody } from './form-body.js';
 import { messagePage, notAllowedPage } from './html.js';
-import { mayManage, type SignedIn, signedIn, signedInPage, toSignIn } from './signed-in.js';
+import { signedSessionClaims } from './session-cookie.js';
+import { mayManage, type SignedIn, signedIn, signedInAs, signedInPage, toSignIn } from './signed-in.js';
 
 /**
  * GET/POST /portal/integrations/:name — the page `connect` points people to for an API-key
@@ -88,10 +89,10 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
   );
 
   router.post('/portal/integrations/:name', formBody, requireCsrf(ctx), async (req: Request, res: Response) => {
-    const me = await signedIn(ctx, req);
     const name = String(req.params.name);
-    if (!me) return toSignIn(res, integrationPath(name));
-    const leave = enterKeyTest(keyTests, me);
+    const claims = await signedSessionClaims(ctx, req);
+    if (!claims) return toSignIn(res, integrationPath(name));
+    const leave = enterKeyTest(keyTests, claims);
     if (!leave) {
       res.set('Retry-After', String(KEY_TEST_RETRY_AFTER_SEC));
       return res
@@ -105,6 +106,8 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
         );
     }
     try {
+      const me = await signedInAs(ctx, claims);
+      if (!me) return toSignIn(res, integrationPath(name));
       await submitKey(req, res, me, name);
     } finally {
       leave();

@@ -54,14 +54,37 @@ export async function readPortalUser(ctx: ServiceContext, req: Request): Promise
   return user && { userId: user.id, tenantId: user.tenantId };
 }
 
-/** The same check as `readPortalUser`, answered with the user as stored now (roles read fresh). */
-export async function readSessionUser(ctx: ServiceContext, req: Request): Promise<User | undefined> {
+/** What a session cookie says, as signed: who, in which tenant, at which session version. */
+export interface SessionClaims {
+  userId: string;
+  tenantId: string;
+  version: string;
+}
+
+/**
+ * The claims of this request's session cookie if its signature holds, without reading the store:
+ * enough to bound work per user and tenant before any query (a burst of posts must not queue
+ * hundreds of queries ahead of other tenants' in the shared pool). Whether the session still
+ * holds (signed out, roles changed) is `readSessionUser`'s check, made after.
+ */
+export async function signedSessionClaims(ctx: ServiceContext, req: Request): Promise<SessionClaims | undefined> {
   const token = sessionCookieValue(ctx, req);
   if (token === undefined) return undefined;
   const claims = await ctx.signer.verify('portal-session', token);
   if (!claims || typeof claims.u !== 'string' || typeof claims.t !== 'string' || typeof claims.v !== 'string') return undefined;
-  const current = await getSessionUser(ctx.pool, claims.u);
-  if (!current || current.tenantId !== claims.t || String(current.sessionVersion) !== claims.v) return undefined;
+  return { userId: claims.u, tenantId: claims.t, version: claims.v };
+}
+
+/** The same check as `readPortalUser`, answered with the user as stored now (roles read fresh). */
+export async function readSessionUser(ctx: ServiceContext, req: Request): Promise<User | undefined> {
+  const claims = await signedSessionClaims(ctx, req);
+  return claims && sessionUserNow(ctx, claims);
+}
+
+/** The user the claims name if their session still holds in the store (same tenant, same session version). */
+export async function sessionUserNow(ctx: ServiceContext, claims: SessionClaims): Promise<User | undefined> {
+  const current = await getSessionUser(ctx.pool, claims.userId);
+  if (!current || current.tenantId !== claims.tenantId || String(current.sessionVersion) !== claims.version) return undefined;
   const { sessionVersion: _, ...user } = current;
   return user;
 }

@@ -4,7 +4,7 @@ import { ADMIN_ROLE } from '../../core/policy.js';
 import type { Account } from '../../store/accounts.js';
 import type { User } from '../../store/users.js';
 import type { ServiceContext } from '../context.js';
-import { readSessionUser } from './session-cookie.js';
+import { readSessionUser, type SessionClaims, sessionUserNow } from './session-cookie.js';
 
 /** The human signed in to the portal, as the same Caller the API would see for their keys. */
 export interface SignedIn {
@@ -17,7 +17,15 @@ export interface SignedIn {
 /** The signed-in user, read fresh from the store (roles change); undefined when nobody is. */
 export async function signedIn(ctx: ServiceContext, req: Request): Promise<SignedIn | undefined> {
   // One read: the session check already loads the user as stored now.
-  const user = await readSessionUser(ctx, req);
+  return asSignedIn(await readSessionUser(ctx, req));
+}
+
+/** `signedIn` for claims already verified (signedSessionClaims): the store's half of the check. */
+export async function signedInAs(ctx: ServiceContext, claims: SessionClaims): Promise<SignedIn | undefined> {
+  return asSignedIn(await sessionUserNow(ctx, claims));
+}
+
+function asSignedIn(user: User | undefined): SignedIn | undefined {
   if (!user) return undefined;
   return { user, caller: { tenantId: user.tenantId, userId: user.id, roles: user.roles }, isAdmin: user.roles.includes(ADMIN_ROLE) };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_TEST_RETRY_AFTER_SEC, KEY_TESTS_IN_FLIGHT } from '../../server/portal/apikey-test-call.js';
+import { endUserSessions } from '../../store/users.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
 import { openKeyForm, signInToPortal } from '../support/portal-session.js';
@@ -77,6 +78,35 @@ describe("the portal's API-key form under a burst of made-up keys", () => {
     expect(saved.status, await saved.clone().text()).toBe(200);
     expect(await saved.text()).toContain('Keyed server');
     expect(triedAtService(prefix)).toBeGreaterThanOrEqual(KEY_TESTS_IN_FLIGHT.perUser + 1);
+  }, 60_000);
+
+  it('answers the refused posts of a burst before reading the store: the pool every tenant shares queues no query of theirs', async () => {
+    const attacker = await createTestUser(stack);
+    const prefix = `pool-${randomBytes(3).toString('hex')}-`;
+    const form = await openKeyForm(await signInToPortal(stack, attacker), 'keyed');
+    // Every session check reads the user's row (its session version): count those for this user.
+    const pool = stack.services.pool;
+    const query = pool.query.bind(pool);
+    let sessionReads = 0;
+    pool.query = ((text: unknown, values?: unknown[]) => {
+      const sql = typeof text === 'string' ? text : ((text as { text?: string })?.text ?? '');
+      if (sql.includes('session_version') && Array.isArray(values) && values[0] === attacker.user.id) sessionReads++;
+      return query(text as never, values as never);
+    }) as typeof pool.query;
+    try {
+      const statuses = await Promise.all(Array.from({ length: BURST }, (_, i) => form.post(`${prefix}${i}`)));
+      expect(statuses.filter((s) => s === 429).length).toBe(BURST - KEY_TESTS_IN_FLIGHT.perUser);
+      expect(sessionReads).toBe(KEY_TESTS_IN_FLIGHT.perUser);
+    } finally {
+      pool.query = query;
+    }
+
+    // The signature is not the whole check: once the user signed out everywhere, the same cookie saves nothing.
+    await endUserSessions(pool, attacker.user.id);
+    const after = await form.send(GOOD_KEY);
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toContain('/portal/login');
+    expect(triedAtService(prefix)).toBe(KEY_TESTS_IN_FLIGHT.perUser);
   }, 60_000);
 
   it("bounds a tenant's users together, and another tenant's user is tested while that tenant is at its bound", async () => {
