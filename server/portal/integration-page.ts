@@ -17,7 +17,7 @@ import { requireCsrf } from './csrf.js';
 import { formBody } from './form-body.js';
 import { messagePage, notAllowedPage } from './html.js';
 import { signedSessionClaims } from './session-cookie.js';
-import { mayManage, type SignedIn, signedIn, signedInAs, signedInPage, toSignIn } from './signed-in.js';
+import { mayManage, type SignedIn, signedInAs, signedInPage, toSignIn } from './signed-in.js';
 
 /**
  * GET/POST /portal/integrations/:name — the page `connect` points people to for an API-key
