@@ -184,6 +184,13 @@ export class ProviderRegistry {
     await Promise.all(this.list().map((p) => p.dynamicTools?.warm()));
   }
 
+  /** The integrations whose server could not be listed at the latest try (DynamicTools.unavailable). */
+  unavailableIntegrations(): string[] {
+    return this.list()
+      .filter((p) => p.dynamicTools?.unavailable?.())
+      .map((p) => p.manifest.name);
+  }
+
   /** Closes upstream sessions (the process is stopping). A tenant's view owns nothing: its base closes all. */
   async close(): Promise<void> {
     if (this.view) return;

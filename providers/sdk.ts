@@ -120,6 +120,11 @@ export interface DynamicTools {
   list(credential: Credential, signal: AbortSignal): Promise<ToolDefinition[]>;
   /** Lists the shared catalog when it is missing or stale, where that needs no credential. */
   warm(): Promise<void>;
+  /**
+   * True while the latest try to list the shared catalog failed (the server is down or refuses):
+   * search then names the integration as unavailable instead of showing it as having no tools.
+   */
+  unavailable?(): boolean;
   /** Ends open sessions with the server. */
   close(): Promise<void>;
 }

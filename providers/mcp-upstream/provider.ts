@@ -57,6 +57,8 @@ class UpstreamToolLists implements DynamicTools {
   private readonly pending = new Map<string, Promise<ToolDefinition[]>>();
   private latest: ToolDefinition[] = [];
   private failedAt = Number.NEGATIVE_INFINITY;
+  /** The latest shared listing failed, and none has worked since. */
+  private listingFailed = false;
   private changes = 0;
   private loadedSaved = false;
   readonly sessions: UpstreamSessions;
@@ -88,6 +90,10 @@ class UpstreamToolLists implements DynamicTools {
 
   version(): number {
     return this.changes;
+  }
+
+  unavailable(): boolean {
+    return this.listingFailed;
   }
 
   close(): Promise<void> {
@@ -126,6 +132,7 @@ class UpstreamToolLists implements DynamicTools {
     if (Date.now() - this.failedAt < FAILED_LISTING_BACKOFF_MS) return;
     const listing = this.list({ type: 'none' }, AbortSignal.timeout(30_000)).catch((err: Error) => {
       this.failedAt = Date.now();
+      this.listingFailed = true;
       this.options.logger?.warn(
         { integration: this.entry.name, err: err.message.slice(0, 200) },
         'could not list an upstream server’s tools',
@@ -188,6 +195,7 @@ class UpstreamToolLists implements DynamicTools {
     if (dropped.length)
       this.options.logger?.warn({ integration: this.entry.name, dropped: dropped.slice(0, 20) }, 'upstream tools left out');
     this.lists.set(credentialKey(credential), { tools, at: Date.now() });
+    if (credential.type === 'none') this.listingFailed = false;
     this.latest = tools;
     this.loadedSaved = true;
     this.changes++;

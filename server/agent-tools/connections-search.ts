@@ -39,7 +39,11 @@ export const connectionsSearch = defineMetaTool({
 
 /** This instance's own answer. */
 async function searchHere(ctx: ServiceContext, caller: Caller, args: { query: string; provider?: string; limit: number }) {
-  const { view, entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.provider, limit: args.limit });
+  const { view, entries, unavailable } = await searchVisibleTools(ctx, caller, {
+    text: args.query,
+    provider: args.provider,
+    limit: args.limit,
+  });
   return {
     ok: true,
     results: entries.map((entry) => {
@@ -57,5 +61,6 @@ async function searchHere(ctx: ServiceContext, caller: Caller, args: { query: st
         ...(state.hint && { hint: state.hint }),
       };
     }),
+    ...(unavailable.length && { unavailable }),
   };
 }

@@ -1,6 +1,6 @@
 import { needsApproval } from '../../core/approval-policy.js';
 import type { Caller } from '../../core/caller.js';
-import { policyAdmits, type TenantSettings } from '../../core/policy.js';
+import { hasConnectionRole, isProviderEnabled, policyAdmits, type TenantSettings } from '../../core/policy.js';
 import { portalIntegrationUrl } from '../../core/urls.js';
 import type { ToolEntry } from '../../providers/registry.js';
 import { type Account, listUsableAccounts } from '../../store/accounts.js';
@@ -89,7 +89,7 @@ export async function searchVisibleTools(
   ctx: ServiceContext,
   caller: Caller,
   query: { text: string; provider?: string; limit: number },
-): Promise<{ view: CallerView; entries: ToolEntry[] }> {
+): Promise<{ view: CallerView; entries: ToolEntry[]; unavailable: string[] }> {
   const [view, registry] = await Promise.all([loadCallerView(ctx, caller), ctx.registry.forTenant(caller.tenantId)]);
   // The tenant's view has an index of its own; a tenant without servers shares the deployment's.
   const hits = toolIndexFor(registry).query(query.text, {
@@ -101,5 +101,14 @@ export async function searchVisibleTools(
     const results = hits.map((h) => ({ name: h.entry.qualifiedName, score: h.score, ...h.parts }));
     ctx.logger.info({ query: query.text, provider: query.provider, results }, 'search score parts');
   }
-  return { view, entries: hits.map((h) => h.entry) };
+  // An upstream that is down is named, not shown as having no tools (the answer's `unavailable`, as for sources).
+  const unavailable = registry
+    .unavailableIntegrations()
+    .filter(
+      (name) =>
+        (!query.provider || name === query.provider) &&
+        hasConnectionRole(view.settings, view.roles) &&
+        isProviderEnabled(view.settings, name),
+    );
+  return { view, entries: hits.map((h) => h.entry), unavailable };
 }

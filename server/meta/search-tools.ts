@@ -15,7 +15,11 @@ export const searchTools = defineMetaTool({
     })
     .strict(),
   async handler(ctx, caller, args) {
-    const { view, entries } = await searchVisibleTools(ctx, caller, { text: args.query, provider: args.integration, limit: args.limit });
+    const { view, entries, unavailable } = await searchVisibleTools(ctx, caller, {
+      text: args.query,
+      provider: args.integration,
+      limit: args.limit,
+    });
     return {
       tools: entries.map((entry) => ({
         name: entry.flatName,
@@ -23,6 +27,7 @@ export const searchTools = defineMetaTool({
         integration: entry.provider.manifest.name,
         ...approvalMark(view, entry),
       })),
+      ...(unavailable.length && { unavailable }),
     };
   },
 });

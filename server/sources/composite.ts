@@ -31,6 +31,8 @@ export type Source = Config['SWITCHBOARD_SOURCES'][number];
 interface SearchAnswer {
   ok: boolean;
   results?: { name: string; accounts?: { id: string }[] }[];
+  /** Integrations (here) or sources (from a remote source) that could not be searched. */
+  unavailable?: string[];
 }
 
 type ExecuteArgs = { name: string; arguments: Record<string, unknown>; account?: string; requestId?: string };
@@ -115,7 +117,11 @@ export async function compositeSearch(
   const unavailable: string[] = [];
   const admits = admitsRemoteTool(await tenantSettings(ctx, caller), caller);
   const lists = await Promise.all([
-    searchHere().then((answer) => prefixSearch(config.SOURCE_NAME, answer, () => true)),
+    searchHere().then((answer) => {
+      // This instance's own upstreams that are down, named as a source's tools are: `<source>:<integration>`.
+      for (const name of answer.unavailable ?? []) unavailable.push(prefixed(config.SOURCE_NAME, name));
+      return prefixSearch(config.SOURCE_NAME, answer, () => true);
+    }),
     ...sourcesFor(config, caller).map((source) =>
       callSource(source, caller, 'connections_search', args, {
         timeoutMs: config.SOURCE_TIMEOUT_MS,
