@@ -2,6 +2,7 @@ import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@tem
 import type { Logger } from 'pino';
 import type { PruneInput } from '../../activities/prune.js';
 import type { Config } from '../../core/config.js';
+import { SCHEDULED_WORKFLOW_PREFIX } from '../../plugin/payload-codec.js';
 import { pruneWorkflow } from '../../workflows/prune.js';
 
 const DAY_SEC = 24 * 60 * 60;
@@ -41,7 +42,7 @@ export async function ensurePruneSchedule(client: Client, config: Config, logger
   const action = {
     type: 'startWorkflow' as const,
     workflowType: pruneWorkflow,
-    workflowId: `prune-${config.TEMPORAL_TASK_QUEUE}`,
+    workflowId: `${SCHEDULED_WORKFLOW_PREFIX}${config.TEMPORAL_TASK_QUEUE}`,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input] as [PruneInput],
   };

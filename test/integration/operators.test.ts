@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client, type WorkflowHandle } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { replayHistories } from '../../bin/support/replay.js';
@@ -281,8 +282,12 @@ describe('the codec endpoint', () => {
       return h.workflowId.startsWith('tool-batch-') && first;
     });
     const sealed = batch.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
-    // Payloads sealed since the key split name their scheme; fixtures recorded before it do not, and still open.
-    expect(Buffer.from(sealed.metadata!['encryption-scheme']!).toString()).toBe('switchboard-payload-v2');
+    // Payloads sealed now name their scheme and their owning workflow; fixtures recorded before the key split name neither, and still open.
+    expect(Buffer.from(sealed.metadata!['encryption-scheme']!).toString()).toBe('switchboard-payload-v3');
+    expect(JSON.parse(Buffer.from(sealed.metadata!['encryption-owner']!).toString())).toEqual([
+      stack.services.config.TEMPORAL_NAMESPACE,
+      batch.workflowId,
+    ]);
     const fixture = historyFromFixture(readFileSync(`${FIXTURES}tool-batch-1.json`, 'utf8'));
     const legacy = fixture.history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
     expect(legacy.metadata!['encryption-scheme']).toBeUndefined();
@@ -539,6 +544,48 @@ describe('finding 7: only input sealed with the payload key runs', () => {
       expect((await handle.describe()).status.name).toBe('RUNNING');
     } finally {
       await handle.terminate('finding 7 test: forged input');
+    }
+  });
+
+  it('a sealed batch input copied out of a history into a workflow of another id runs nothing (attacker: can read histories and start workflows, holds no key)', async () => {
+    const ran = await member.call('execute_tools', { executions: [{ tool: 'github_get_authenticated_user' }] });
+    expect(ran.body.results[0]).toHaveProperty('result');
+    const codec = new KeyringPayloadCodec(stack.services.keyring);
+    // The member's own batch, as anyone who can read the namespace's histories sees it: sealed.
+    let copied: { payloads: Payload[] } | undefined;
+    for (const deadline = Date.now() + 10_000; !copied && Date.now() < deadline; await sleep(200)) {
+      for (const { history } of await rawHistories()) {
+        const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+        const payloads = (started?.input?.payloads ?? []) as Payload[];
+        if (started?.workflowType?.name !== 'toolBatchWorkflow' || payloads.length === 0) continue;
+        const opened = Buffer.from((await codec.decode(payloads))[0].data ?? []).toString();
+        if (opened.includes(member.user.id)) copied = { payloads };
+      }
+    }
+    if (!copied) throw new Error("no toolBatchWorkflow of the member's found in the histories");
+    expect(Buffer.from(copied.payloads[0].metadata?.['encryption-scheme'] ?? []).toString()).toBe('switchboard-payload-v3');
+    const requestsBefore = apis.requests.length;
+    const auditBefore = await auditRowsOf(member.user.id);
+    const workflowId = `${FORGED}copied-batch-${randomUUID()}`;
+    await stack.services.connection.workflowService.startWorkflowExecution({
+      namespace: stack.services.config.TEMPORAL_NAMESPACE,
+      workflowId,
+      workflowType: { name: 'toolBatchWorkflow' },
+      taskQueue: { name: stack.env.TEMPORAL_TASK_QUEUE },
+      input: copied,
+      identity: 'outsider',
+      requestId: randomUUID(),
+    });
+    const handle = outsider().workflow.getHandle(workflowId);
+    try {
+      const failure = await workflowTaskFailure(handle);
+      expect(failure).toContain(UNSEALED_MESSAGE);
+      expect(failure).toContain('not this one');
+      await sleep(1_000);
+      expect(apis.requests.length).toBe(requestsBefore);
+      expect(await auditRowsOf(member.user.id)).toBe(auditBefore);
+    } finally {
+      await handle.terminate('test: a copied sealed input');
     }
   });
 

@@ -140,4 +140,52 @@ describe("finding 6: an agent's worker holds the payload keys alone", () => {
     await expect(strict.decode(foreign)).rejects.toThrow(UNSEALED_MESSAGE);
     await expect(new KeyringPayloadCodec(new Keyring(new Map([['k1', k1]]))).decode([plain])).resolves.toEqual([plain]);
   });
+  describe('a payload is bound to the workflow that owns it', () => {
+    const keyring = () => new Keyring(new Map([['k1', k1]]));
+    const batch = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{"calls":[{"tool":"github_delete_repo"}]}') };
+    const of = (workflowId: string, namespace = 'default') => ({ type: 'workflow' as const, namespace, workflowId });
+
+    it("refuses, on Switchboard's worker, a sealed input copied into another workflow (attacker: whoever can read a history and start workflows)", async () => {
+      const sealed = await new KeyringPayloadCodec(keyring()).encode([batch], of('batch-alice-1'));
+      const strict = new KeyringPayloadCodec(keyring(), { refuseUnsealed: true });
+      await expect(strict.decode(sealed, of('batch-attacker-1'))).rejects.toThrow(/sealed for workflow "batch-alice-1", not this one/);
+      await expect(strict.decode(sealed, of('batch-alice-1', 'other-namespace'))).rejects.toThrow(UNSEALED_MESSAGE);
+      expect((await strict.decode(sealed, of('batch-alice-1')))[0].data).toEqual(batch.data);
+      // The activity the workflow schedules opens its input under the same owner.
+      const activity = { type: 'activity' as const, namespace: 'default', workflowId: 'batch-alice-1', activityId: '1', isLocal: true };
+      expect((await strict.decode(sealed, activity))[0].data).toEqual(batch.data);
+      // The codec endpoint and replays, which decode with no workflow at hand, still open it.
+      expect((await new KeyringPayloadCodec(keyring()).decode(sealed))[0].data).toEqual(batch.data);
+    });
+
+    it('refuses a payload whose owner was rewritten or removed (the owner is sealed into the ciphertext)', async () => {
+      const strict = new KeyringPayloadCodec(keyring(), { refuseUnsealed: true });
+      const [sealed] = await new KeyringPayloadCodec(keyring()).encode([batch], of('batch-alice-1'));
+      const rewritten = { ...sealed, metadata: { ...sealed.metadata, 'encryption-owner': Buffer.from('["default","batch-attacker-1"]') } };
+      await expect(strict.decode([rewritten], of('batch-attacker-1'))).rejects.toThrow(UNSEALED_MESSAGE);
+      const { 'encryption-owner': _owner, ...unbound } = sealed.metadata ?? {};
+      const downgraded = { ...sealed, metadata: { ...unbound, 'encryption-scheme': Buffer.from('switchboard-payload-v2') } };
+      await expect(strict.decode([downgraded], of('batch-attacker-1'))).rejects.toThrow(UNSEALED_MESSAGE);
+      const ownerless = { ...sealed, metadata: unbound };
+      await expect(strict.decode([ownerless], of('batch-alice-1'))).rejects.toThrow(/without its owner/);
+    });
+
+    it("opens a Schedule's action in each run the schedule starts (the id followed by the run's time), and nowhere else", async () => {
+      const strict = new KeyringPayloadCodec(keyring(), { refuseUnsealed: true });
+      const sealed = await new KeyringPayloadCodec(keyring()).encode([batch], of('prune-switchboard'));
+      expect((await strict.decode(sealed, of('prune-switchboard-2026-12-04T03:00:00Z')))[0].data).toEqual(batch.data);
+      await expect(strict.decode(sealed, of('prune-switchboard-evil'))).rejects.toThrow(UNSEALED_MESSAGE);
+      await expect(strict.decode(sealed, of('prune-switchboard2-2026-12-04T03:00:00Z'))).rejects.toThrow(UNSEALED_MESSAGE);
+      // A batch's input is not a schedule's: a copy started as "<batch id>-<time>" opens nothing.
+      const batchInput = await new KeyringPayloadCodec(keyring()).encode([batch], of('batch-alice-1'));
+      await expect(strict.decode(batchInput, of('batch-alice-1-2026-12-04T03:00:00Z'))).rejects.toThrow(UNSEALED_MESSAGE);
+    });
+
+    it('seals unbound when the SDK names no workflow, and such a payload opens anywhere', async () => {
+      const [sealed] = await new KeyringPayloadCodec(keyring()).encode([batch]);
+      expect(Buffer.from(sealed.metadata?.['encryption-scheme'] ?? []).toString()).toBe('switchboard-payload-v2');
+      const strict = new KeyringPayloadCodec(keyring(), { refuseUnsealed: true });
+      expect((await strict.decode([sealed], of('any')))[0].data).toEqual(batch.data);
+    });
+  });
 });
