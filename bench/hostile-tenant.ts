@@ -9,6 +9,7 @@ import {
   prepareHostileWorld,
   startHostileUpstreams,
 } from '../test/support/hostile-tenant.js';
+import { remoteNice } from '../test/support/hostile-upstream.js';
 import { round } from './lib/alternate.js';
 import { withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
@@ -48,7 +49,7 @@ export async function run(): Promise<object> {
   // Unbounded work cannot be interrupted: on code that does it, one phase's listing can take minutes.
   const { timeoutSec, startedAt } = beginRun(
     name,
-    `${rounds} rounds of ${phaseSec} s quiet then ${phaseSec} s attack (${sizes.tools} tools of ~${sizes.schemaBytes / 1000} KB schemas, ${sizes.colons} colons, ${sizes.refusedKeys} refused keys a burst)`,
+    `${rounds} rounds of ${phaseSec} s quiet then ${phaseSec} s attack (${sizes.tools} tools of ~${sizes.schemaBytes / 1000} KB schemas, ${sizes.colons} colons, ${sizes.refusedKeys} refused keys a burst; the hostile upstream and the attacker at nice ${remoteNice()})`,
     1800,
   );
   const counts = attackCounts();
@@ -138,7 +139,14 @@ export async function run(): Promise<object> {
       );
       for (const s of wrong.slice(0, 5)) console.log(`  ${s.op} (${s.phase}): ${s.problem?.slice(0, 200)}`);
       return {
-        ...resultHeader(name, startedAt, { rounds, phaseSec, warmupSec: WARMUP_SEC, sizes, attackCounts: counts }),
+        ...resultHeader(name, startedAt, {
+          rounds,
+          phaseSec,
+          warmupSec: WARMUP_SEC,
+          sizes,
+          attackCounts: counts,
+          remoteNice: remoteNice(),
+        }),
         sides,
         executeToolsP99Ratio: ratio,
         targetRatio: TARGET_RATIO,

@@ -8,6 +8,7 @@
  * Node's type stripping, outside any bundler or loader.
  */
 import { randomBytes } from 'node:crypto';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 export interface AttackerPlan {
@@ -24,6 +25,8 @@ export interface AttackerPlan {
   searches: number;
   calls: number;
   bursts: number;
+  /** This thread's niceness (hostile-upstream.ts remoteNice: why). */
+  nice: number;
 }
 
 export interface AttackerCounts {
@@ -97,6 +100,8 @@ async function run(plan: AttackerPlan): Promise<AttackerCounts> {
 
 if (parentPort && workerData) {
   const port = parentPort;
+  // On Linux a thread's priority is its own: pid 0 here is this thread, not the process.
+  setPriority(0, (workerData as AttackerPlan).nice);
   run(workerData as AttackerPlan).then(
     (counts) => port.postMessage({ counts }),
     (err: Error) => port.postMessage({ error: err.message }),

@@ -11,6 +11,7 @@ import {
   type HostileUpstream,
   type HostileUpstreamCounts,
   hostileToolName,
+  remoteNice,
   startHostileUpstream,
 } from './hostile-upstream.js';
 import { startTestUpstream, type TestUpstream } from './mcp-upstream-server.js';
@@ -237,6 +238,7 @@ export async function attack(world: HostileWorld, limits: AttackLimits): Promise
     searchIntegration: 'hostile',
     refusedKeyPrefix: REFUSED_KEY_PREFIX,
     keysPerBurst: sizes.refusedKeys,
+    nice: remoteNice(),
     ...limits,
   };
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });

@@ -58,9 +58,26 @@ export function hostileSchema(i: number, bytes: number): Record<string, unknown>
 
 const STARTUP_TIMEOUT_MS = 60_000;
 
+/**
+ * The niceness the world's remote parts run at: the hostile upstream's process and the attacker's
+ * thread stand for machines of their own, yet share this machine's two cores with Switchboard, so at
+ * the default priority their own work (serving 1.5 MB pages, sending and reading hundreds of requests)
+ * would be counted as harm Switchboard did to tenant B. At 19 they run on what Switchboard leaves;
+ * the attack's counts (searches, calls, keys posted) are printed to show it kept its pace.
+ * `HOSTILE_REMOTE_NICE=0` runs them as equals.
+ */
+export function remoteNice(): number {
+  const raw = process.env.HOSTILE_REMOTE_NICE;
+  if (raw === undefined || raw === '') return 19;
+  const nice = Number(raw);
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error(`HOSTILE_REMOTE_NICE must be an integer from 0 to 19, not ${raw}`);
+  return nice;
+}
+
 export async function startHostileUpstream(options: HostileUpstreamOptions): Promise<HostileUpstream> {
   const entry = new URL('./hostile-upstream-main.ts', import.meta.url).pathname;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // `nice` (coreutils) sets every thread's priority, the ones Node starts before any code of ours runs too.
+  const child: ChildProcess = spawn('nice', ['-n', String(remoteNice()), process.execPath, '--import', 'tsx', entry], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { PATH: process.env.PATH, HOSTILE_UPSTREAM: JSON.stringify(options) },
     stdio: ['pipe', 'pipe', 'pipe'],
