@@ -20,7 +20,6 @@ const NOT_YET_SPLIT = [
   'browser/egress-proxy.ts startEgressProxy',
   'connections/oauth-callback.ts finishOAuthCallback',
   'providers/mcp-upstream/oauth-flow.ts upstreamOAuthFlow',
-  'providers/mcp-upstream/schema-cost.ts schemaCost',
   'providers/openapi/operations.ts convertOperations',
   'server/catalog/tool-search.ts read',
   'server/mcp-task-notifications.ts serveTaskNotifications',
