@@ -26,7 +26,6 @@ const NOT_YET_SPLIT = [
   'server/portal/cookie-capture/router.ts cookieCaptureRouter',
   'server/portal/oidc-sign-in.ts oidcSignIn',
   'server/tasks/durable-tasks.ts durableTasks',
-  'workflows/sdk/index.ts switchboard',
 ];
 const OUTSIDE_THE_PRODUCT = new Set(['test', 'bench', 'node_modules', 'deploy', 'docs']);
 
