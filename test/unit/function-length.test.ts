@@ -17,7 +17,6 @@ const MAX_FUNCTION_LINES = 100;
  */
 const NOT_YET_SPLIT = [
   'bin/support/local-stack.ts startLocalStack',
-  'browser/egress-proxy.ts startEgressProxy',
   'connections/oauth-callback.ts finishOAuthCallback',
   'providers/mcp-upstream/oauth-flow.ts upstreamOAuthFlow',
   'providers/openapi/operations.ts convertOperations',
