@@ -17,7 +17,6 @@ const MAX_FUNCTION_LINES = 100;
  */
 const NOT_YET_SPLIT = [
   'bin/support/local-stack.ts startLocalStack',
-  'connections/oauth-callback.ts finishOAuthCallback',
   'providers/mcp-upstream/oauth-flow.ts upstreamOAuthFlow',
   'providers/openapi/operations.ts convertOperations',
   'server/catalog/tool-search.ts read',
