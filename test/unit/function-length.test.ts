@@ -20,7 +20,6 @@ const NOT_YET_SPLIT = [
   'providers/mcp-upstream/oauth-flow.ts upstreamOAuthFlow',
   'providers/openapi/operations.ts convertOperations',
   'server/catalog/tool-search.ts read',
-  'server/mcp-task-notifications.ts serveTaskNotifications',
   'server/portal/cookie-capture/router.ts cookieCaptureRouter',
   'server/portal/oidc-sign-in.ts oidcSignIn',
   'server/tasks/durable-tasks.ts durableTasks',
