@@ -21,7 +21,6 @@ const NOT_YET_SPLIT = [
   'providers/openapi/operations.ts convertOperations',
   'server/catalog/tool-search.ts read',
   'server/portal/cookie-capture/router.ts cookieCaptureRouter',
-  'server/portal/oidc-sign-in.ts oidcSignIn',
   'server/tasks/durable-tasks.ts durableTasks',
 ];
 const OUTSIDE_THE_PRODUCT = new Set(['test', 'bench', 'node_modules', 'deploy', 'docs']);
