@@ -18,7 +18,6 @@ const MAX_FUNCTION_LINES = 100;
 const NOT_YET_SPLIT = [
   'bin/support/local-stack.ts startLocalStack',
   'providers/mcp-upstream/oauth-flow.ts upstreamOAuthFlow',
-  'providers/openapi/operations.ts convertOperations',
   'server/catalog/tool-search.ts read',
   'server/portal/cookie-capture/router.ts cookieCaptureRouter',
   'server/tasks/durable-tasks.ts durableTasks',
