@@ -1,6 +1,7 @@
+import type { OAuthContext } from '../core/oauth-context.js';
 import { oauthCallbackUrl } from '../core/urls.js';
 import { OAuthFlowError, type TokenSet } from '../providers/oauth-client.js';
-import { arrivedAt } from '../providers/oauth-flow.js';
+import { arrivedAt, type OAuthFlow } from '../providers/oauth-flow.js';
 import type { Provider } from '../providers/sdk.js';
 import { type ConnectionAttempt, consumeState, isOpenAttempt } from '../store/connection-attempts.js';
 import { unbindBrowser } from './browser-binding.js';
@@ -93,18 +94,8 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
 
   for (const [key, value] of Object.entries(req.query)) if (typeof value === 'string') callbackUrl.searchParams.set(key, value);
 
-  let tokens: TokenSet;
-  try {
-    tokens = await flow.finish(callbackUrl, { codeVerifier, expectedState: state, context: oauthContext });
-  } catch (err) {
-    const e = err instanceof OAuthFlowError ? err : new OAuthFlowError('oauth_error', 'the code exchange failed');
-    log.warn({ code: e.code, err: e.message }, 'code exchange failed');
-    return pageAnswer(
-      502,
-      'Not connected',
-      `${attempt.integration} refused the sign-in (${e.code}). Open the connect link again to retry.`,
-    );
-  }
+  const tokens = await exchangeCode(flow, callbackUrl, { codeVerifier, expectedState: state, context: oauthContext }, attempt, log);
+  if ('kind' in tokens) return tokens;
 
   const identity = await identify({ ...ctx, registry }, provider, attempt, tokens);
   const outcome = await completeConnection(ctx, attempt, {
@@ -112,14 +103,7 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     externalId: identity?.externalId ?? null,
     grantedScopes: tokens.scopes,
     accessExpiresAt: tokens.expiresAt ?? null,
-    credential: {
-      type: 'oauth2',
-      accessToken: tokens.accessToken,
-      refreshToken: tokens.refreshToken,
-      tokenType: tokens.tokenType,
-      ...(oauthContext && { oauth: oauthContext }),
-      ...(provider.credentialBinding && { boundTo: provider.credentialBinding }),
-    },
+    credential: oauthCredential(tokens, oauthContext, provider),
   });
 
   if (!outcome) {
@@ -135,6 +119,39 @@ export async function finishOAuthCallback(ctx: OAuthCallbackDeps, visit: Browser
     `Your ${provider.manifest.displayName} account ${outcome.label} is connected. You can close this window.`,
     'ok',
   );
+}
+
+/** The code exchanged for tokens, or the page that says the service refused it. */
+async function exchangeCode(
+  flow: OAuthFlow,
+  callbackUrl: URL,
+  checks: Parameters<OAuthFlow['finish']>[1],
+  attempt: ConnectionAttempt,
+  log: OAuthCallbackDeps['logger'],
+): Promise<TokenSet | StepAnswer> {
+  try {
+    return await flow.finish(callbackUrl, checks);
+  } catch (err) {
+    const e = err instanceof OAuthFlowError ? err : new OAuthFlowError('oauth_error', 'the code exchange failed');
+    log.warn({ code: e.code, err: e.message }, 'code exchange failed');
+    return pageAnswer(
+      502,
+      'Not connected',
+      `${attempt.integration} refused the sign-in (${e.code}). Open the connect link again to retry.`,
+    );
+  }
+}
+
+/** The credential sealed for the account: the tokens, the server's OAuth context, and what they are bound to. */
+function oauthCredential(tokens: TokenSet, oauthContext: OAuthContext | undefined, provider: Provider) {
+  return {
+    type: 'oauth2' as const,
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    tokenType: tokens.tokenType,
+    ...(oauthContext && { oauth: oauthContext }),
+    ...(provider.credentialBinding && { boundTo: provider.credentialBinding }),
+  };
 }
 
 async function identify(ctx: OAuthCallbackDeps, provider: Provider, attempt: ConnectionAttempt, tokens: TokenSet) {

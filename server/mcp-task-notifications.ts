@@ -34,6 +34,20 @@ interface ListenRequest {
   params: { notifications: { taskIds: unknown[] }; _meta?: Record<string, unknown> };
 }
 
+/** A well-formed 2026-07-28 subscriptions/listen asking for task ids (the SDK answers anything malformed itself). */
+function isTaskListen(req: Request): boolean {
+  const body = req.body as { method?: unknown; params?: { notifications?: { taskIds?: unknown } } } | undefined;
+  if (body?.method !== 'subscriptions/listen' || !Array.isArray(body.params?.notifications?.taskIds)) return false;
+  const outcome = classifyInboundRequest({
+    httpMethod: req.method,
+    body,
+    protocolVersionHeader: req.get('mcp-protocol-version'),
+    mcpMethodHeader: req.get('mcp-method'),
+    mcpNameHeader: req.get('mcp-name'),
+  });
+  return outcome.kind === 'modern' && outcome.messageKind === 'request' && req.get('mcp-method') === 'subscriptions/listen';
+}
+
 export function serveTaskNotifications(
   ctx: ServiceContext,
   tasks: TaskService,
@@ -103,18 +117,7 @@ export function serveTaskNotifications(
 
   return {
     /** A well-formed 2026-07-28 subscriptions/listen asking for task ids (the SDK answers anything malformed itself). */
-    async claims(req: Request): Promise<boolean> {
-      const body = req.body as { method?: unknown; params?: { notifications?: { taskIds?: unknown } } } | undefined;
-      if (body?.method !== 'subscriptions/listen' || !Array.isArray(body.params?.notifications?.taskIds)) return false;
-      const outcome = classifyInboundRequest({
-        httpMethod: req.method,
-        body,
-        protocolVersionHeader: req.get('mcp-protocol-version'),
-        mcpMethodHeader: req.get('mcp-method'),
-        mcpNameHeader: req.get('mcp-name'),
-      });
-      return outcome.kind === 'modern' && outcome.messageKind === 'request' && req.get('mcp-method') === 'subscriptions/listen';
-    },
+    claims: async (req: Request): Promise<boolean> => isTaskListen(req),
 
     async serve(req: Request, res: Response, caller: Caller): Promise<void> {
       const message = req.body as ListenRequest;

@@ -65,45 +65,35 @@ interface Edges {
   member: [string, Schema][];
 }
 
-/**
- * The most subschema visits one value of the arguments can cost (at any depth up to
- * MAX_ARGUMENT_DEPTH), or why the schema could make validation too costly.
- */
-export function schemaCost(
-  root: Schema,
-  maxSteps = MAX_ANALYSIS_STEPS,
-): { perValue: number; steps: number } | { reason: string; steps: number } {
-  const why = (reason: string) => ({ reason, steps });
-  let perValue = 1;
-  let steps = 0;
-  const tooLong = `working out its cost takes more than ${maxSteps} steps`;
+/** The subschema a local JSON pointer (`#`, `#/…`) names, or undefined. */
+function resolvePointer(root: Schema, ref: string): Schema | undefined {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (!isSchema(node) && !Array.isArray(node)) return undefined;
+    if (!Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return isSchema(node) ? node : undefined;
+}
+
+/** A visit, plus one per 50 entries of a list it compares the value with. */
+function weight(s: Schema): number {
+  const listed = (Array.isArray(s.enum) ? s.enum.length : 0) + (Array.isArray(s.required) ? s.required.length : 0);
+  return 1 + Math.floor(listed / 50);
+}
+
+/** Each subschema's edges (found once, on first use), and the first reason a reference could not be followed. */
+function schemaGraph(root: Schema): { edges: (s: Schema) => Edges; unresolved: () => string | undefined } {
   const edgesOf = new Map<Schema, Edges>();
   let unresolved: string | undefined;
-
-  const resolve = (ref: string): Schema | undefined => {
-    if (ref === '#') return root;
-    if (!ref.startsWith('#/')) return undefined;
-    let node: unknown = root;
-    for (const raw of ref.slice(2).split('/')) {
-      let key: string;
-      try {
-        key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      } catch {
-        return undefined;
-      }
-      if (!isSchema(node) && !Array.isArray(node)) return undefined;
-      if (!Object.hasOwn(node, key)) return undefined;
-      node = (node as Record<string, unknown>)[key];
-    }
-    return isSchema(node) ? node : undefined;
-  };
-
-  /** A visit, plus one per 50 entries of a list it compares the value with. */
-  const weight = (s: Schema): number => {
-    const listed = (Array.isArray(s.enum) ? s.enum.length : 0) + (Array.isArray(s.required) ? s.required.length : 0);
-    return 1 + Math.floor(listed / 50);
-  };
-
   const edges = (s: Schema): Edges => {
     const known = edgesOf.get(s);
     if (known) return known;
@@ -111,7 +101,7 @@ export function schemaCost(
     edgesOf.set(s, e);
     for (const key of BASE_CHANGING) if (Object.hasOwn(s, key) && s !== root) unresolved ??= `it uses ${key}`;
     if (Object.hasOwn(s, '$ref')) {
-      const target = typeof s.$ref === 'string' ? resolve(s.$ref) : undefined;
+      const target = typeof s.$ref === 'string' ? resolvePointer(root, s.$ref) : undefined;
       if (target) e.inPlace.push(target);
       else unresolved ??= `its $ref ${String(s.$ref).slice(0, 60)} is not a pointer into the schema`;
     }
@@ -132,6 +122,22 @@ export function schemaCost(
     }
     return e;
   };
+  return { edges, unresolved: () => unresolved };
+}
+
+/**
+ * The most subschema visits one value of the arguments can cost (at any depth up to
+ * MAX_ARGUMENT_DEPTH), or why the schema could make validation too costly.
+ */
+export function schemaCost(
+  root: Schema,
+  maxSteps = MAX_ANALYSIS_STEPS,
+): { perValue: number; steps: number } | { reason: string; steps: number } {
+  const why = (reason: string) => ({ reason, steps });
+  let perValue = 1;
+  let steps = 0;
+  const tooLong = `working out its cost takes more than ${maxSteps} steps`;
+  const { edges, unresolved } = schemaGraph(root);
 
   /** Every subschema applied to a value reached at `entry`, with how many times (the in-place closure). */
   const expand = (entry: Map<Schema, number>): Map<Schema, number> | string => {
@@ -183,7 +189,8 @@ export function schemaCost(
   const add = (into: Map<Schema, number>, s: Schema, n: number) => into.set(s, (into.get(s) ?? 0) + n);
   const walk = (level: Map<Schema, number> | string, depth: number): string | undefined => {
     if (typeof level === 'string') return level;
-    if (unresolved) return unresolved;
+    const unresolvable = unresolved();
+    if (unresolvable) return unresolvable;
     let total = 0;
     steps += level.size;
     if (steps > maxSteps) return tooLong;

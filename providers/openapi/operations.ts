@@ -207,33 +207,39 @@ function rawOperations(doc: OpenApiDocument): RawOperation[] {
 
 const INLINE: InlineOptions = { maxDepth: OPERATION_LIMITS.schemaDepth, maxNodes: OPERATION_LIMITS.schemaNodes };
 
+/** Path-level parameters, overridden by the operation's own of the same name and place; keyed `in:name`. */
+function mergedParameters(doc: OpenApiDocument, raw: RawOperation): Map<string, { param: JsonObject; at: string }> {
+  const { path, operation, pathItem, where } = raw;
+  const byKey = new Map<string, { param: JsonObject; at: string }>();
+  for (const [list, listWhere] of [
+    [pathItem.parameters, place(place('paths', path), 'parameters')],
+    [operation.parameters, place(where, 'parameters')],
+  ] as const) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new OpenApiError(listWhere, 'expected an array of parameters');
+    list.forEach((item, i) => {
+      const at = place(listWhere, i);
+      const param = deref(doc, item, at);
+      if (!isObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string')
+        throw new OpenApiError(at, 'expected a parameter object with a name and an "in"');
+      byKey.set(`${param.in}:${param.name}`, { param, at });
+    });
+  }
+  return byKey;
+}
+
 /** The operations `selection` picks, as tool specifications; a bad reference anywhere in one is an OpenApiError naming its place. */
 export function convertOperations(doc: OpenApiDocument, selection: Selection = {}): ConvertResult {
   const operations: OperationSpec[] = [];
   const refused: ConvertResult['refused'] = [];
   for (const raw of rawOperations(doc)) {
-    const { method, path, operation, pathItem, where, name } = raw;
+    const { method, path, operation, where, name } = raw;
     const operationId = typeof operation.operationId === 'string' ? operation.operationId : undefined;
     const tags = Array.isArray(operation.tags) ? operation.tags.filter((t): t is string => typeof t === 'string') : [];
     if (!isSelected({ operationId, name, tags, method, path }, selection)) continue;
     const shown = operationId ?? `${method.toUpperCase()} ${path}`;
 
-    // Path-level parameters, overridden by the operation's own of the same name and place.
-    const byKey = new Map<string, { param: JsonObject; at: string }>();
-    for (const [list, listWhere] of [
-      [pathItem.parameters, place(place('paths', path), 'parameters')],
-      [operation.parameters, place(where, 'parameters')],
-    ] as const) {
-      if (list === undefined) continue;
-      if (!Array.isArray(list)) throw new OpenApiError(listWhere, 'expected an array of parameters');
-      list.forEach((item, i) => {
-        const at = place(listWhere, i);
-        const param = deref(doc, item, at);
-        if (!isObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string')
-          throw new OpenApiError(at, 'expected a parameter object with a name and an "in"');
-        byKey.set(`${param.in}:${param.name}`, { param, at });
-      });
-    }
+    const byKey = mergedParameters(doc, raw);
 
     const properties: JsonObject = {};
     const required: string[] = [];

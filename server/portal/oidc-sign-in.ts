@@ -61,6 +61,27 @@ export interface OidcSignIn {
   callback(req: Request, res: Response): Promise<void>;
 }
 
+/** Issuer, subject and email of the human, from the ID token or else from userinfo (many providers keep the ID token lean). */
+async function identityOf(configuration: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers) {
+  const claims = tokens.claims();
+  if (!claims) throw new Error('the token response has no ID token');
+  let email = claims.email;
+  let verified = claims.email_verified;
+  if (email === undefined || verified === undefined) {
+    // Both from the same source: an email from one and a verification from the other prove nothing.
+    const info = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub);
+    email = info.email;
+    verified = info.email_verified;
+  }
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    email: typeof email === 'string' ? email : undefined,
+    // Only the JSON boolean true counts ("true" as a string, or absent, is not a verification).
+    emailVerified: verified === true,
+  };
+}
+
 /** The OIDC sign-in when PORTAL_OIDC_* is configured; undefined otherwise. */
 export function oidcSignIn(ctx: ServiceContext): OidcSignIn | undefined {
   const { config } = ctx;
@@ -91,27 +112,6 @@ export function oidcSignIn(ctx: ServiceContext): OidcSignIn | undefined {
     secure: https,
     path: https ? '/' : '/portal/oidc',
   };
-
-  /** Issuer, subject and email of the human, from the ID token or else from userinfo (many providers keep the ID token lean). */
-  async function identityOf(configuration: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers) {
-    const claims = tokens.claims();
-    if (!claims) throw new Error('the token response has no ID token');
-    let email = claims.email;
-    let verified = claims.email_verified;
-    if (email === undefined || verified === undefined) {
-      // Both from the same source: an email from one and a verification from the other prove nothing.
-      const info = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub);
-      email = info.email;
-      verified = info.email_verified;
-    }
-    return {
-      issuer: claims.iss,
-      subject: claims.sub,
-      email: typeof email === 'string' ? email : undefined,
-      // Only the JSON boolean true counts ("true" as a string, or absent, is not a verification).
-      emailVerified: verified === true,
-    };
-  }
 
   return {
     async start(_req, res, next) {

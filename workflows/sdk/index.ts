@@ -16,6 +16,7 @@
 import { TimeoutType } from '@temporalio/common';
 import {
   ActivityFailure,
+  type ActivityInterfaceFor,
   condition,
   isCancellation,
   ParentClosePolicy,
@@ -172,86 +173,17 @@ export function switchboard(options: SwitchboardOptions) {
       heartbeatTimeout: HEARTBEAT_TIMEOUT,
       retry: { maximumAttempts: retryable ? 3 : 1 },
     });
+  const audit = proxyActivities<ExecuteActivities>({ taskQueue, startToCloseTimeout: '30 seconds' });
   const caller = { tenantId: options.tenantId, userId: options.userId };
+  const runOnce = (call: ToolCallRequest, opts: ExecuteOptions) => runToolOnce(toolCall(opts.retryable ?? false), audit, caller, call);
+  const awaitApproval = (call: ToolCallRequest, outcome: ToolOutcome, notice?: ApprovalNoticeActivity) =>
+    awaitSettledApproval(helpers, caller, call, outcome, notice);
   setHandler(approvalSettledSignal, ({ approvalId, status }) => {
     settledApprovals.set(settledKey(approvalId), status);
   });
 
-  async function connect(integration: string): Promise<PendingConnection> {
-    const prepared = await helpers.prepareConnection({ ...caller, integration, ttlSec: options.connectTtlSec ?? 7 * 24 * 3600 });
-    const child = await startChild<typeof connectionWorkflow>('connectionWorkflow', {
-      workflowId: connectionWorkflowId(prepared.connectionId),
-      taskQueue,
-      args: [{ attemptId: prepared.connectionId, ...caller, integration, ttlSec: prepared.ttlSec }],
-      // The attempt outlives this workflow if it ends first; the human's link keeps working.
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: connectionSearchAttributes(caller, integration),
-    });
-    return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url, wait: () => child.result() };
-  }
-
-  const audit = proxyActivities<ExecuteActivities>({ taskQueue, startToCloseTimeout: '30 seconds' });
-
-  // No inlineResultMaxBytes: the result comes inline (one call's is at most the result limit, and
-  // at most WORKFLOW_RESULT_MAX_BYTES), never as a stored reference; a cut one names its resultRef.
-  async function runOnce(call: ToolCallRequest, opts: ExecuteOptions): Promise<ToolOutcome> {
-    const input: ExecuteToolInput = {
-      callKey: `${workflowInfo().workflowId}#${uuid4()}`,
-      ...caller,
-      call,
-      // A gated call's approval signals this workflow once it is settled.
-      notifyApproval: true,
-    };
-    try {
-      return (await toolCall(opts.retryable ?? false).executeToolCall(input)) as ToolOutcome;
-    } catch (err) {
-      // The activity never reported (its worker was lost, its time ran out): the call may or may not
-      // have reached the service, so the answer says so — as a tool batch's does — instead of failing
-      // the workflow. Histories from before LOST_CALL_PATCH keep the exception they had.
-      if (!(err instanceof ActivityFailure) || isCancellation(err) || !patched(LOST_CALL_PATCH)) throw err;
-      const cause = err.cause;
-      const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
-      await audit.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'outcome_unknown' });
-      return outcomeUnknown(call.tool, timedOut);
-    }
-  }
-
-  /**
-   * A call that answered approval_required: tells the human (the notice activity, when named),
-   * waits durably until the approval is settled — woken by its workflow's signal, with an hourly
-   * look at the database in case a signal was lost — and answers the approved call's outcome, or
-   * the approval_required failure with the approval's final status.
-   */
-  async function awaitApproval(
-    call: ToolCallRequest,
-    outcome: ToolOutcome,
-    notice?: { activity: string; taskQueue?: string },
-  ): Promise<ToolOutcome> {
-    if (outcome.ok || outcome.error.code !== 'approval_required' || !outcome.error.approvalId) return outcome;
-    const { approvalId, url, summary } = outcome.error;
-    if (notice) {
-      const notify = proxyActivities<Record<string, (n: ApprovalUrlNotice) => Promise<void>>>({
-        taskQueue: notice.taskQueue ?? workflowInfo().taskQueue,
-        startToCloseTimeout: '1 minute',
-        retry: { maximumAttempts: 5 },
-      });
-      await notify[notice.activity]({ ...caller, tool: call.tool, approvalId, url: url ?? '', summary, reason: 'approval_required' });
-    }
-    // The approval's workflow signals once it is settled (its call ran, or never will). Waits begun
-    // after SIGNAL_CHECKED_PATCH believe a signal only when the database agrees: a stray one (anyone
-    // who can reach the namespace may signal) does not end the wait early.
-    const checked = patched(SIGNAL_CHECKED_PATCH);
-    const settled = (a: { status: string; result?: unknown }) => a.status !== 'PENDING' && (a.status !== 'APPROVED' || !!a.result);
-    for (;;) {
-      const signalled = await condition(() => settledApprovals.has(settledKey(approvalId)), APPROVAL_RECHECK_MS);
-      if (signalled && !checked) break;
-      if (settled(await helpers.approvalOutcome({ ...caller, approvalId }))) break;
-      settledApprovals.delete(settledKey(approvalId));
-    }
-    const answer = await helpers.approvalOutcome({ ...caller, approvalId });
-    if (answer.result) return answer.result;
-    return { ok: false, error: { ...outcome.error, approvalStatus: answer.status } };
-  }
+  const connect = (integration: string): Promise<PendingConnection> =>
+    startConnection(helpers, taskQueue, caller, integration, options.connectTtlSec ?? 7 * 24 * 3600);
 
   /**
    * Runs a tool. A read the service rate-limits is run again after a durable sleep until its reset
@@ -321,4 +253,104 @@ export function switchboard(options: SwitchboardOptions) {
   }
 
   return { connect, execute, executeWithConnect, readResult };
+}
+
+/** Whose run it is: every activity the helpers call is asked as this caller. */
+interface Caller {
+  tenantId: string;
+  userId: string;
+}
+
+/** The activity of yours that is handed an approval's link. */
+interface ApprovalNoticeActivity {
+  activity: string;
+  taskQueue?: string;
+}
+
+// No inlineResultMaxBytes: the result comes inline (one call's is at most the result limit, and
+// at most WORKFLOW_RESULT_MAX_BYTES), never as a stored reference; a cut one names its resultRef.
+async function runToolOnce(
+  execute: ActivityInterfaceFor<ExecuteActivities>,
+  audit: ActivityInterfaceFor<ExecuteActivities>,
+  caller: Caller,
+  call: ToolCallRequest,
+): Promise<ToolOutcome> {
+  const input: ExecuteToolInput = {
+    callKey: `${workflowInfo().workflowId}#${uuid4()}`,
+    ...caller,
+    call,
+    // A gated call's approval signals this workflow once it is settled.
+    notifyApproval: true,
+  };
+  try {
+    return (await execute.executeToolCall(input)) as ToolOutcome;
+  } catch (err) {
+    // The activity never reported (its worker was lost, its time ran out): the call may or may not
+    // have reached the service, so the answer says so — as a tool batch's does — instead of failing
+    // the workflow. Histories from before LOST_CALL_PATCH keep the exception they had.
+    if (!(err instanceof ActivityFailure) || isCancellation(err) || !patched(LOST_CALL_PATCH)) throw err;
+    const cause = err.cause;
+    const timedOut = cause instanceof TimeoutFailure && cause.timeoutType !== TimeoutType.HEARTBEAT;
+    await audit.recordLostToolCall({ ...input, errorCode: timedOut ? 'timeout' : 'outcome_unknown' });
+    return outcomeUnknown(call.tool, timedOut);
+  }
+}
+
+/**
+ * A call that answered approval_required: tells the human (the notice activity, when named),
+ * waits durably until the approval is settled — woken by its workflow's signal, with an hourly
+ * look at the database in case a signal was lost — and answers the approved call's outcome, or
+ * the approval_required failure with the approval's final status.
+ */
+async function awaitSettledApproval(
+  helpers: ActivityInterfaceFor<WorkflowHelperActivities>,
+  caller: Caller,
+  call: ToolCallRequest,
+  outcome: ToolOutcome,
+  notice?: ApprovalNoticeActivity,
+): Promise<ToolOutcome> {
+  if (outcome.ok || outcome.error.code !== 'approval_required' || !outcome.error.approvalId) return outcome;
+  const { approvalId, url, summary } = outcome.error;
+  if (notice) {
+    const notify = proxyActivities<Record<string, (n: ApprovalUrlNotice) => Promise<void>>>({
+      taskQueue: notice.taskQueue ?? workflowInfo().taskQueue,
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 5 },
+    });
+    await notify[notice.activity]({ ...caller, tool: call.tool, approvalId, url: url ?? '', summary, reason: 'approval_required' });
+  }
+  // The approval's workflow signals once it is settled (its call ran, or never will). Waits begun
+  // after SIGNAL_CHECKED_PATCH believe a signal only when the database agrees: a stray one (anyone
+  // who can reach the namespace may signal) does not end the wait early.
+  const checked = patched(SIGNAL_CHECKED_PATCH);
+  const settled = (a: { status: string; result?: unknown }) => a.status !== 'PENDING' && (a.status !== 'APPROVED' || !!a.result);
+  for (;;) {
+    const signalled = await condition(() => settledApprovals.has(settledKey(approvalId)), APPROVAL_RECHECK_MS);
+    if (signalled && !checked) break;
+    if (settled(await helpers.approvalOutcome({ ...caller, approvalId }))) break;
+    settledApprovals.delete(settledKey(approvalId));
+  }
+  const answer = await helpers.approvalOutcome({ ...caller, approvalId });
+  if (answer.result) return answer.result;
+  return { ok: false, error: { ...outcome.error, approvalStatus: answer.status } };
+}
+
+/** Starts a connection attempt (its own workflow, which outlives this one) and answers its link and a wait for it. */
+async function startConnection(
+  helpers: ActivityInterfaceFor<WorkflowHelperActivities>,
+  taskQueue: string,
+  caller: Caller,
+  integration: string,
+  ttlSec: number,
+): Promise<PendingConnection> {
+  const prepared = await helpers.prepareConnection({ ...caller, integration, ttlSec });
+  const child = await startChild<typeof connectionWorkflow>('connectionWorkflow', {
+    workflowId: connectionWorkflowId(prepared.connectionId),
+    taskQueue,
+    args: [{ attemptId: prepared.connectionId, ...caller, integration, ttlSec: prepared.ttlSec }],
+    // The attempt outlives this workflow if it ends first; the human's link keeps working.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: connectionSearchAttributes(caller, integration),
+  });
+  return { connectionId: prepared.connectionId, type: prepared.type, url: prepared.url, wait: () => child.result() };
 }
