@@ -6,18 +6,18 @@ import type { Caller } from './core/caller.js';
 import { type Config, loadConfig } from './core/config.js';
 import { inputJsonSchema } from './core/json-schema.js';
 import { TokenSigner } from './core/signed-tokens.js';
-import { builtinProviders } from './providers/index.js';
+import type { ServiceContext } from './features/context.js';
+import { CONNECTION_TOOL_NAMES } from './features/execution/tools/connections-execute.js';
+import { runMetaTool } from './features/meta-tool.js';
+import { AGENT_TOOLS } from './features/meta-tools.js';
+import { createPool, migrate, type Pool } from './platform/database/database.js';
+import { Keyring } from './platform/database/keyring.js';
+import { createLogger } from './platform/telemetry/logger.js';
+import { builtinProviders } from './providers/builtin/index.js';
 import { openapiEnvSpecs } from './providers/openapi/index.js';
-import { type Provider, providerEnvSpec } from './providers/sdk.js';
-import { CONNECTION_TOOL_NAMES } from './server/agent-tools/connections-execute.js';
-import { createApp } from './server/app.js';
-import { composeServices } from './server/compose-services.js';
-import type { ServiceContext } from './server/context.js';
-import { createLogger } from './server/logger.js';
-import { AGENT_TOOLS } from './server/meta/index.js';
-import { runMetaTool } from './server/meta/meta-tool.js';
-import { createPool, migrate, type Pool } from './store/database.js';
-import { Keyring } from './store/keyring.js';
+import { type Provider, providerEnvSpec } from './providers/sdk/index.js';
+import { composeServices } from './surfaces/compose-services.js';
+import { createApp } from './surfaces/http/app.js';
 
 /** One of the two agent tools, ready to register in an agent runtime. */
 export interface AgentTool {

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { completeConnection } from '../connections/complete.js';
-import { getAttempt } from '../store/connection-attempts.js';
-import { createPool, type Pool } from '../store/database.js';
+import { completeConnection } from '../features/connections/complete.js';
+import { getAttempt } from '../features/connections/store/connection-attempts.js';
+import { createPool, type Pool } from '../platform/database/database.js';
 import type { Stack } from '../test/support/stack.js';
 import { withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';

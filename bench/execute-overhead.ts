@@ -1,6 +1,6 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createExecuteActivities } from '../activities/execute-tool.js';
+import { createExecuteActivities } from '../features/execution/execute-tool.js';
 import { freePort } from '../test/support/ports.js';
 import { spawnServerProcess } from '../test/support/stack.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';

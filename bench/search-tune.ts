@@ -1,4 +1,4 @@
-import { toolIndexFor } from '../server/catalog/tool-search.js';
+import { toolIndexFor } from '../features/catalog/tool-search.js';
 import { evalRegistry } from './lib/eval-catalog.js';
 import { realCatalogRegistry } from './lib/real-catalogs.js';
 import { loadRealEval, measureByCatalog } from './lib/real-eval.js';

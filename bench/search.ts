@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import { ToolSearchIndex, toolIndexFor } from '../features/catalog/tool-search.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { ToolSearchIndex, toolIndexFor } from '../server/catalog/tool-search.js';
 import { alternate, type Comparison, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { createJot } from '../store/jots.js';
+import { createJot } from '../platform/database/jots.js';
 import { createTestUser, type TestUser } from '../test/support/stack.js';
 import { alternate, compare, comparisonTable, latencyTable, round } from './lib/alternate.js';
 import { withBenchStack } from './lib/bench-stack.js';

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { chromium, type Page } from 'playwright-core';
-import { findChromium, QUIET_CHROMIUM_ARGS } from '../browser/chromium.js';
+import { findChromium, QUIET_CHROMIUM_ARGS } from '../platform/browser/chromium.js';
 import { consentAtDemo, signInWithLink } from './support/demo-person.js';
 import { type LocalStack, startLocalStack } from './support/local-stack.js';
 

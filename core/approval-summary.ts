@@ -43,7 +43,7 @@ function resolved(schema: Schema, root: Schema, depth = 0): Schema {
 /**
  * What the walk below learns of a schema, kept per root schema (a tool's schema object lives as long
  * as its listing): the walk visits every value of the arguments, and an upstream's schema may give
- * each value ~200 branches (providers/mcp-upstream/schema-cost.ts), so working a schema's branches
+ * each value ~200 branches (providers/remote-mcp/schema-cost.ts), so working a schema's branches
  * out again for every value cost 0.5 s of the worker for 5,000 values. Keyed by subschema, and by a
  * member's name only where the schema names it, so agents' arguments never grow these.
  */

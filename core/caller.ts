@@ -8,7 +8,7 @@ export interface Caller {
   userId: string;
   roles: string[];
   keyId?: string;
-  /** The key is a remote source's (store/source-keys.ts): it acts only for the delegate its assertion names. */
+  /** The key is a remote source's (features/sources/store/source-keys.ts): it acts only for the delegate its assertion names. */
   sourceKey?: boolean;
 }
 

@@ -117,7 +117,7 @@ export const baseEnvSchema = z.object({
   ALLOWED_HOSTS: hostList,
   /** Most TCP connections the HTTP server holds at once (each wait_for_connection holds one). */
   HTTP_MAX_CONNECTIONS: positiveInt.default(10_000),
-  /** wait_for_connection and wait_for_approval calls one user has waiting at once in one server process (server/wait-slots.ts). */
+  /** wait_for_connection and wait_for_approval calls one user has waiting at once in one server process (features/wait-slots.ts). */
   WAITS_MAX_PER_USER: positiveInt.default(20),
   /** …and one tenant, all its users together, so that one tenant cannot hold every connection. */
   WAITS_MAX_PER_TENANT: positiveInt.default(1000),
@@ -211,7 +211,7 @@ export const baseEnvSchema = z.object({
 
   /**
    * Remote MCP servers every tenant gets as integrations: a JSON array (or the path of a JSON file
-   * holding one) of catalog names and entries; validated in providers/mcp-upstream/config.ts.
+   * holding one) of catalog names and entries; validated in providers/remote-mcp/config.ts.
    */
   UPSTREAM_MCP_SERVERS: optionalString,
   /**

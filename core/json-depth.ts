@@ -40,7 +40,7 @@ export const nestsDeeperThan = (value: unknown, max: number): boolean =>
  * Arguments nested deeper than this are refused before anything walks them. JSON.parse takes a
  * megabyte of brackets, but what comes after recurses (the request hash, Temporal's payload
  * converter): 50,000 levels used to end in a 503 "Temporal unavailable" or a 500, which an agent
- * retries. Upstream tools' own bound is lower (providers/mcp-upstream/schema-cost.ts). The execute
+ * retries. Upstream tools' own bound is lower (providers/remote-mcp/schema-cost.ts). The execute
  * activity applies it too, to the arguments an agent's own workflow passes.
  */
 export const MAX_ARGUMENT_NESTING = 64;

@@ -5,7 +5,7 @@ import { type AllowedHost, classifyAddress, isHostAllowListed, normalizeHost, pa
  * Which names and web origins are this service's own. A browser's `Host` header carries the name
  * the page's script used, so a page that rebound its own name to our address (DNS rebinding) shows
  * up with a foreign Host; its `Origin` names the page that sent the request. Pure code: the
- * Host/Origin middleware (server/host-origin-guard.ts) and the portal's cross-site check ask here.
+ * Host/Origin middleware (surfaces/http/host-origin-guard.ts) and the portal's cross-site check ask here.
  *
  * Ours: PUBLIC_BASE_URL's host and port; when that host is loopback, every loopback spelling
  * (localhost, 127.0.0.1, [::1]) on the same port, since `npm start` prints one and people type the

@@ -5,7 +5,7 @@ export type PolicyRefusal = NonNullable<ReturnType<typeof policyRefusal>>;
 
 /**
  * What a caller is told when the tenant policy refuses a tool: the same code and words whether the
- * tool runs here (activities/execute-tool.ts) or at a remote source (server/sources/composite.ts).
+ * tool runs here (features/execution/execute-tool.ts) or at a remote source (features/sources/composite.ts).
  * `toolName` is the name the caller used.
  */
 export function policyRefusalAnswer(

@@ -4,8 +4,8 @@ export const SAME_DEADLINE_MS = 1_000;
 /**
  * Waits on one thing (a workflow's Update) shared by the callers of one process: Temporal admits
  * ten in-flight updates per workflow, so a caller whose wait would end no earlier than a running
- * one's joins it instead of sending another. Pure bookkeeping; the waiters (connections/waiter.ts,
- * approvals/waiter.ts) say what a wait is.
+ * one's joins it instead of sending another. Pure bookkeeping; the waiters (features/connections/waiter.ts,
+ * features/approvals/waiter.ts) say what a wait is.
  */
 export class SharedWaits<T> {
   private readonly inflight = new Map<string, { deadline: number; promise: Promise<T> }>();

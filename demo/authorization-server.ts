@@ -1,5 +1,5 @@
 import Provider, { errors } from 'oidc-provider';
-import { escapeHtml } from '../server/portal/html.js';
+import { escapeHtml } from '../surfaces/portal/html.js';
 import type { DemoState } from './demo-state.js';
 import { oauthRecords } from './oauth-records.js';
 

@@ -14,7 +14,7 @@ export interface DemoIntegration {
   /**
    * The demo's own origin (127.0.0.1 and its port), which the demo provider alone may reach although
    * it is loopback. Not UPSTREAM_MCP_ALLOWED_HOSTS: no other server, the operator's or a tenant's,
-   * gains anything from it (server/compose-services.ts builds only the demo provider with it).
+   * gains anything from it (surfaces/compose-services.ts builds only the demo provider with it).
    */
   allowedHosts: AllowedHost[];
 }

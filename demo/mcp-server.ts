@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import express, { Router } from 'express';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
-import { answerStatelessMcp } from '../server/mcp-stateless.js';
+import { answerStatelessMcp } from '../surfaces/mcp/stateless-transport.js';
 import { accessTokenVerifier } from './access-token-verifier.js';
 import { DEMO_SCOPES } from './authorization-server.js';
 import type { DemoState } from './demo-state.js';

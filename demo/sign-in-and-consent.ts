@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { html, SafeHtml } from '../server/portal/html.js';
+import { html, SafeHtml } from '../surfaces/portal/html.js';
 import { DEMO_SCOPES } from './authorization-server.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Config, ProviderEnv } from '../core/config.js';
 import type { UpstreamEntry } from '../core/upstream-entry.js';
-import { parseTenantUpstream } from './mcp-upstream/config.js';
-import { staticOAuthFlow } from './oauth-client.js';
-import type { OAuthFlow } from './oauth-flow.js';
-import type { Credential, Provider, ToolDefinition } from './sdk.js';
+import { parseTenantUpstream } from './remote-mcp/config.js';
+import type { Credential, Provider, ToolDefinition } from './sdk/index.js';
+import { staticOAuthFlow } from './sdk/oauth-client.js';
+import type { OAuthFlow } from './sdk/oauth-flow.js';
 import { type TenantServers, TenantViews } from './tenant-views.js';
 
 export interface ResolvedOAuth2 {
@@ -61,7 +61,7 @@ export class ProviderRegistry {
     return new ProviderRegistry(providers, config.providers);
   }
 
-  /** Lets tenants' own upstream servers (store/tenant-upstream-servers.ts) join their views. Once, on the base registry. */
+  /** Lets tenants' own upstream servers (platform/database/tenant-upstream-servers.ts) join their views. Once, on the base registry. */
   withTenantServers(servers: TenantServers, timing: { ttlMs?: number; idleMs?: number } = {}): this {
     if (this.view) throw new Error('a tenant view takes no tenant servers of its own');
     this.tenantViews = new TenantViews(

@@ -1,6 +1,6 @@
 import type { TenantServerSource } from '../core/ports/tenant-upstream-servers.js';
 import { type UpstreamEntry, upstreamEntrySchema } from '../core/upstream-entry.js';
-import type { Provider } from './sdk.js';
+import type { Provider } from './sdk/index.js';
 
 /** A tenant's own servers as the registry reads them: each built into a provider. */
 export type TenantServers = TenantServerSource<Provider>;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
+import { toolBatchWorkflow } from '../../features/execution/workflow.js';
 import type { BenchRun } from './bench-stack.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../bin/support/temporal-dev-server.js';
 import { startTemporalServer } from '../../bin/support/temporal-server.js';
-import { ensureDatabase } from '../../store/database.js';
+import { ensureDatabase } from '../../platform/database/database.js';
 import { bundleWorkflowsInto, findTemporalCli, findTemporalServer } from '../../test/support/infra.js';
 import { freePort } from '../../test/support/ports.js';
 import type { Infra } from '../../test/support/stack.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ListedTool } from '../../core/ports/upstream-tool-catalogs.js';
-import { builtinProviders } from '../../providers/index.js';
-import { upstreamProvider } from '../../providers/mcp-upstream/index.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
+import { upstreamProvider } from '../../providers/remote-mcp/index.js';
 
 /**
  * The catalog the search evaluation ranks: the built-in integrations and one upstream MCP server,

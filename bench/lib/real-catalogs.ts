@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ListedTool } from '../../core/ports/upstream-tool-catalogs.js';
-import { builtinProviders } from '../../providers/index.js';
-import { upstreamProvider } from '../../providers/mcp-upstream/index.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
-import type { Provider } from '../../providers/sdk.js';
+import { upstreamProvider } from '../../providers/remote-mcp/index.js';
+import type { Provider } from '../../providers/sdk/index.js';
 
 /**
  * The real catalogs the search evaluation ranks: the tools/list of published MCP servers

@@ -1,5 +1,5 @@
-import { CatalogRanker, RANKING } from '../../server/catalog/catalog-ranker.js';
-import { ToolSearchIndex, toolIndexFor } from '../../server/catalog/tool-search.js';
+import { CatalogRanker, RANKING } from '../../features/catalog/catalog-ranker.js';
+import { ToolSearchIndex, toolIndexFor } from '../../features/catalog/tool-search.js';
 import { evalRegistry } from './eval-catalog.js';
 import { realCatalogRegistry } from './real-catalogs.js';
 import { type CatalogFigures, loadRealEval, measureByCatalog, type Ranker, type RealEvalItem } from './real-eval.js';
@@ -9,7 +9,7 @@ import { formatTable } from './stats.js';
 /**
  * Search quality on the real catalogs (published MCP servers' tools beside the built-ins), per
  * catalog and overall, tuning and reported halves apart; and the ablation: the product's ranking
- * with issue 30's parts added one by one, and the catalog-only ranking (server/catalog/catalog-ranker.ts) with and without the learned
+ * with issue 30's parts added one by one, and the catalog-only ranking (features/catalog/catalog-ranker.ts) with and without the learned
  * related words, on the real catalogs and on the built-in evaluation set.
  */
 export const GOAL_REAL = { top1: 0.8, recall5: 0.95, perCatalogTop1: 0.6, builtinTop1: 0.95 };

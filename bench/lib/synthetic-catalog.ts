@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderRegistry } from '../../providers/registry.js';
-import { defineProvider, defineTool, type Provider, type ToolDefinition } from '../../providers/sdk.js';
+import { defineProvider, defineTool, type Provider, type ToolDefinition } from '../../providers/sdk/index.js';
 
 /**
  * A made-up catalog of any size for search benchmarks: providers named after real services, 50

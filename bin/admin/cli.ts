@@ -2,11 +2,11 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
 import type { Config } from '../../core/config.js';
-import type { Pool } from '../../store/database.js';
-import type { Keyring } from '../../store/keyring.js';
-import type { Queryable } from '../../store/queryable.js';
-import { getTenant, type Tenant } from '../../store/tenants.js';
-import { findUserByEmail, type User } from '../../store/users.js';
+import { getTenant, type Tenant } from '../../features/accounts/store/tenants.js';
+import { findUserByEmail, type User } from '../../features/accounts/store/users.js';
+import type { Pool } from '../../platform/database/database.js';
+import type { Keyring } from '../../platform/database/keyring.js';
+import type { Queryable } from '../../platform/database/queryable.js';
 
 /** A bad or missing argument, or an id that names nothing: one line and exit code 2. */
 export class UsageError extends Error {}

@@ -1,10 +1,10 @@
 // API keys and the encryption keyring.
-import { resealCredentials } from '../../store/accounts.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys.js';
-import { resealApprovals } from '../../store/approvals.js';
-import { resealClientRegistrations } from '../../store/mcp-client-registrations.js';
-import { resealMcpTasks } from '../../store/mcp-tasks.js';
-import { resealTenantUpstreams } from '../../store/tenant-upstream-servers.js';
+import { resealCredentials } from '../../features/accounts/store/accounts.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../features/accounts/store/api-keys.js';
+import { resealApprovals } from '../../features/approvals/store/approvals.js';
+import { resealClientRegistrations } from '../../platform/database/mcp-client-registrations.js';
+import { resealTenantUpstreams } from '../../platform/database/tenant-upstream-servers.js';
+import { resealMcpTasks } from '../../surfaces/mcp/store/mcp-tasks.js';
 import { type Command, need, oneOptionCommand, requireUser, tenantCommand, UsageError } from './cli.js';
 
 export const keyCommands: Command[] = [

@@ -1,8 +1,8 @@
 import type { Config } from '../../core/config.js';
-import { builtinProviders } from '../../providers/index.js';
-import { parseUpstreamServers } from '../../providers/mcp-upstream/config.js';
-import type { Queryable } from '../../store/queryable.js';
-import { listTenantUpstreams } from '../../store/tenant-upstream-servers.js';
+import type { Queryable } from '../../platform/database/queryable.js';
+import { listTenantUpstreams } from '../../platform/database/tenant-upstream-servers.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
+import { parseUpstreamServers } from '../../providers/remote-mcp/config.js';
 
 /** Integration names and auth modes the admin CLI accepts: the built-ins and the operator's upstream MCP servers. */
 export function knownIntegrations(config: Pick<Config, 'UPSTREAM_MCP_SERVERS'>): { name: string; auth: string }[] {

@@ -3,9 +3,9 @@
 // bin/admin.ts runs it with the process's streams and environment; tests call runAdmin in-process.
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError } from '../../core/config.js';
-import { createLogger } from '../../server/logger.js';
-import type { Pool } from '../../store/database.js';
-import { Keyring } from '../../store/keyring.js';
+import type { Pool } from '../../platform/database/database.js';
+import { Keyring } from '../../platform/database/keyring.js';
+import { createLogger } from '../../platform/telemetry/logger.js';
 import { type Command, type Context, type Group, PROGRAM, UsageError } from './cli.js';
 import { keyCommands } from './keys.js';
 import { orgAccountGroup } from './org-accounts.js';

@@ -10,8 +10,8 @@ import {
   insertAccount,
   listTenantAccounts,
   setSharingRoles,
-} from '../../store/accounts.js';
-import type { Queryable } from '../../store/queryable.js';
+} from '../../features/accounts/store/accounts.js';
+import type { Queryable } from '../../platform/database/queryable.js';
 import {
   type Context,
   checkEach,

@@ -1,8 +1,8 @@
 // Tenants and their users.
 import { roleNameSchema } from '../../core/policy.js';
-import { createLoginToken } from '../../store/login-tokens.js';
-import { createTenant, listTenants } from '../../store/tenants.js';
-import { createUser, endUserSessions, listUsers, setUserRoles, unbindOidcIdentity } from '../../store/users.js';
+import { createLoginToken } from '../../features/accounts/store/login-tokens.js';
+import { createTenant, listTenants } from '../../features/accounts/store/tenants.js';
+import { createUser, endUserSessions, listUsers, setUserRoles, unbindOidcIdentity } from '../../features/accounts/store/users.js';
 import {
   type Command,
   type Context,

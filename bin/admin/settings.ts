@@ -6,8 +6,8 @@ import {
   type ToolOverride,
   tenantSettingsSchema,
 } from '../../core/policy.js';
-import { builtinProviders } from '../../providers/index.js';
-import { changeTenantSettings } from '../../store/tenants.js';
+import { changeTenantSettings } from '../../features/accounts/store/tenants.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
 import { type Context, type Group, list, need, oneOf, tenantCommand, UsageError, type Values } from './cli.js';
 import { knownIntegrationsOf } from './known-providers.js';
 

@@ -1,6 +1,6 @@
 // Source keys: let another Switchboard instance use this one as a remote source (README, "Remote sources").
-import { newAssertionKeyPair } from '../../server/sources/assertion.js';
-import { createSourceKey } from '../../store/source-keys.js';
+import { newAssertionKeyPair } from '../../features/sources/assertion.js';
+import { createSourceKey } from '../../features/sources/store/source-keys.js';
 import { type Command, need, requireUser, UsageError } from './cli.js';
 
 export const sourceCommands: Command[] = [

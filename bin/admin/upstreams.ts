@@ -2,12 +2,8 @@
 // Never prints a secret: a pre-registered client secret is sealed and shown as `hasClientSecret`.
 import type { Config } from '../../core/config.js';
 import pkg from '../../package.json' with { type: 'json' };
-import { builtinProviders } from '../../providers/index.js';
-import { upstreamFactory, upstreamProviders } from '../../providers/mcp-upstream/index.js';
-import { tenantClientRedirectUri } from '../../providers/mcp-upstream/tenant-client-redirect.js';
-import { ProviderRegistry } from '../../providers/registry.js';
-import type { Keyring } from '../../store/keyring.js';
-import type { Queryable } from '../../store/queryable.js';
+import type { Keyring } from '../../platform/database/keyring.js';
+import type { Queryable } from '../../platform/database/queryable.js';
 import {
   addTenantUpstream,
   listTenantUpstreams,
@@ -15,7 +11,11 @@ import {
   TenantUpstreamRefused,
   type TenantUpstreamSummary,
   tenantUpstreamSource,
-} from '../../store/tenant-upstream-servers.js';
+} from '../../platform/database/tenant-upstream-servers.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
+import { ProviderRegistry } from '../../providers/registry.js';
+import { upstreamFactory, upstreamProviders } from '../../providers/remote-mcp/index.js';
+import { tenantClientRedirectUri } from '../../providers/remote-mcp/tenant-client-redirect.js';
 import { type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
 
 /** The deployment's registry as the server builds it, for the same checks the portal makes. */

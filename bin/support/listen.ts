@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../server/app.js';
-import type { ServiceContext } from '../../server/context.js';
-import { createOperatorApp } from '../../server/operator-app.js';
+import type { ServiceContext } from '../../features/context.js';
+import { createApp } from '../../surfaces/http/app.js';
+import { createOperatorApp } from '../../surfaces/operator/operator-app.js';
 
 /**
  * The HTTP server's limits. Node measures `requestTimeout` and `headersTimeout` while it *receives*

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKey } from '../../store/keyring.js';
+import { generateKey } from '../../platform/database/keyring.js';
 
 /**
  * For `npm start` on a laptop: secrets that production must set are generated once and kept in

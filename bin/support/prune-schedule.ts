@@ -1,9 +1,9 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { PruneInput } from '../../activities/prune.js';
 import type { Config } from '../../core/config.js';
-import { SCHEDULED_WORKFLOW_PREFIX } from '../../plugin/payload-codec.js';
-import { pruneWorkflow } from '../../workflows/prune.js';
+import type { PruneInput } from '../../features/retention/prune.js';
+import { pruneWorkflow } from '../../features/retention/workflow.js';
+import { SCHEDULED_WORKFLOW_PREFIX } from '../../platform/temporal/payload-codec.js';
 
 const DAY_SEC = 24 * 60 * 60;
 

@@ -1,8 +1,8 @@
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
-import { KeyringPayloadCodec } from '../../plugin/payload-codec.js';
-import type { Keyring } from '../../store/keyring.js';
+import type { Keyring } from '../../platform/database/keyring.js';
+import { KeyringPayloadCodec } from '../../platform/temporal/payload-codec.js';
+import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../surfaces/temporal-plugin/index.js';
 
 export interface ReplayVerdict {
   workflowId: string;

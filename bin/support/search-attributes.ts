@@ -3,8 +3,8 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import type { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { SA } from '../../core/search-attributes.js';
-import type { Pool } from '../../store/database.js';
-import { lockKey, transaction } from '../../store/queryable.js';
+import type { Pool } from '../../platform/database/database.js';
+import { lockKey, transaction } from '../../platform/database/queryable.js';
 
 /** How long a new attribute may take to reach the server's namespace cache (about 2 s on Temporal 1.31). */
 const USABLE_WITHIN_MS = 30_000;

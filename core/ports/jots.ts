@@ -1,8 +1,8 @@
 import type { CallerOwner } from '../caller.js';
 
 /**
- * What the jots tools (providers/jots) need from storage. The worker supplies an implementation
- * (Postgres, `store/jots.ts`) through `ToolContext.services`; providers never import the store.
+ * What the jots tools (providers/builtin/jots) need from storage. The worker supplies an implementation
+ * (Postgres, `platform/database/jots.ts`) through `ToolContext.services`; providers never import the store.
  * Every method is scoped to its owner: a note of another user or tenant is the same as none.
  */
 

@@ -1,12 +1,12 @@
 /**
- * What the OAuth client (providers/mcp-auth) needs from storage: its dynamic client registrations,
- * one per issuer. store/mcp-client-registrations.ts implements it.
+ * What the OAuth client (providers/remote-mcp/oauth-client) needs from storage: its dynamic client registrations,
+ * one per issuer. platform/database/mcp-client-registrations.ts implements it.
  */
 
 /** How Switchboard authenticates at an authorization server's token endpoint. */
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
-/** An RFC 7591 registration as stored per issuer (store/mcp-client-registrations.ts). */
+/** An RFC 7591 registration as stored per issuer (platform/database/mcp-client-registrations.ts). */
 export interface StoredRegistration {
   issuer: string;
   clientId: string;

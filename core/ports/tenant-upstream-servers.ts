@@ -2,7 +2,7 @@ import type { UpstreamEntry } from '../upstream-entry.js';
 
 /**
  * How a tenant's own upstream MCP servers reach the provider registry (providers/tenant-views.ts).
- * Providers cannot read the store, so the rows come through `load` (store/tenant-upstream-servers.ts
+ * Providers cannot read the store, so the rows come through `load` (platform/database/tenant-upstream-servers.ts
  * implements it), and each is built by the deployment's one upstream factory (`build`, building a
  * `Built`: a provider), the same that builds the operator's servers.
  */

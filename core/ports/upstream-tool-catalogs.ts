@@ -1,6 +1,6 @@
 /**
- * What an upstream MCP provider (providers/mcp-upstream) needs from storage: the last tool listing
- * of each server, shared between processes and restarts. store/upstream-tool-catalogs.ts implements it.
+ * What an upstream MCP provider (providers/remote-mcp) needs from storage: the last tool listing
+ * of each server, shared between processes and restarts. platform/database/upstream-tool-catalogs.ts implements it.
  */
 
 /** One tool as an upstream MCP server lists it (`tools/list`), with only the fields Switchboard reads. */

@@ -1,4 +1,4 @@
-import type { ApprovalUrlNotice, ConnectUrlNotice } from '../../workflows/sdk/index.js';
+import type { ApprovalUrlNotice, ConnectUrlNotice } from '../../surfaces/workflow-sdk/index.js';
 
 /**
  * Hands the connect link (or, for a call that needs a person's approval, the approval page) to the

@@ -3,13 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { consentAtDemo } from '../../bin/support/demo-person.js';
+import type { ConnectUrlNotice } from '../../surfaces/workflow-sdk/index.js';
 import { launchBrowser } from '../../test/support/browser.js';
 import { consentAs, signedInPage } from '../../test/support/consent.js';
 import { type FakeApis, startFakeApis } from '../../test/support/fake-apis.js';
 import { createTestUser, type Stack, spawnWorkerProcess, startStack, type TestUser } from '../../test/support/harness.js';
 import { startAuthServer, type TestAuthServer } from '../../test/support/oauth-server.js';
 import { freePort } from '../../test/support/ports.js';
-import type { ConnectUrlNotice } from '../../workflows/sdk/index.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 

@@ -1,6 +1,6 @@
 // Starts the example workflow for a user and prints its result when it ends.
 import { Client, Connection } from '@temporalio/client';
-import { SwitchboardPlugin } from '../../plugin/index.js';
+import { SwitchboardPlugin } from '../../surfaces/temporal-plugin/index.js';
 import { DIGEST_CALLS, type DigestIntegration, digest } from './workflows.js';
 
 const [tenantId, userId, chosen] = process.argv.slice(2);

@@ -1,7 +1,7 @@
 // The example app's own worker: its workflows and activities, on its own task queue.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { SwitchboardPlugin } from '../../plugin/index.js';
+import { SwitchboardPlugin } from '../../surfaces/temporal-plugin/index.js';
 import * as activities from './activities.js';
 
 const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });

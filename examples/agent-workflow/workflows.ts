@@ -1,5 +1,5 @@
 // An agent workflow that needs a service the user has to connect. In your project, import from 'switchboard/workflow'.
-import { switchboard, type ToolOutcome } from '../../workflows/sdk/index.js';
+import { switchboard, type ToolOutcome } from '../../surfaces/workflow-sdk/index.js';
 
 /** The services this example knows, and the one call it makes at each. */
 export const DIGEST_CALLS = {

@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, type ProviderEnvSpec } from '../../core/config.js';
 import { type OpenApiEntry, openapiConfigSchema, openapiEntrySchema } from '../../core/openapi-entry.js';
 import { describeIssues } from '../../core/upstream-entry.js';
-import type { Provider, ToolLogger } from '../sdk.js';
+import type { Provider, ToolLogger } from '../sdk/index.js';
 import { DOCUMENT_LIMITS, type OpenApiDocument, OpenApiError, parseDocument } from './document.js';
 import { envPrefixOf, type OpenApiProviderOptions, openapiProvider } from './provider.js';
 

@@ -1,4 +1,4 @@
-import type { ToolAccess } from '../sdk.js';
+import type { ToolAccess } from '../sdk/index.js';
 import {
   deref,
   type InlineOptions,

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { OpenApiEntry } from '../../core/openapi-entry.js';
-import { github } from '../github/index.js';
-import { ProviderHttpError } from '../http.js';
-import { type SchemaChecker, sharedSchemaChecker } from '../mcp-upstream/schema-checker.js';
-import { argumentsTooCostly, MAX_ANALYSIS_STEPS, schemaCost } from '../mcp-upstream/schema-cost.js';
-import type { Credential, OAuth2Manifest, Provider, ProviderManifest, ToolContext, ToolDefinition } from '../sdk.js';
+import { github } from '../builtin/github/index.js';
+import { type SchemaChecker, sharedSchemaChecker } from '../remote-mcp/schema-checker.js';
+import { argumentsTooCostly, MAX_ANALYSIS_STEPS, schemaCost } from '../remote-mcp/schema-cost.js';
+import { ProviderHttpError } from '../sdk/http.js';
+import type { Credential, OAuth2Manifest, Provider, ProviderManifest, ToolContext, ToolDefinition } from '../sdk/index.js';
 import { isObject, type JsonObject, type OpenApiDocument, OpenApiError, place } from './document.js';
 import { convertOperations, markdownText, type OperationSpec } from './operations.js';
 import { buildRequest } from './request.js';

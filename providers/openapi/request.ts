@@ -1,4 +1,4 @@
-import { segment, UnsafePathArgument } from '../url-path.js';
+import { segment, UnsafePathArgument } from '../sdk/url-path.js';
 import type { OperationSpec, ParameterSpec } from './operations.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../activities/credentials.js';
-import { listUsableAccounts, listUsableAccountsWithSealedCredentials } from '../../store/accounts.js';
+import { listUsableAccounts, listUsableAccountsWithSealedCredentials } from '../../features/accounts/store/accounts.js';
+import { CredentialStore } from '../../features/connections/credentials.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 const world = await startWorld({ clients: { github: {}, portal: {} } });

@@ -5,11 +5,11 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
 import { needsApproval } from '../../core/approval-policy.js';
 import { hasConnectionRole, isProviderEnabled, isToolAllowed } from '../../core/policy.js';
-import { findTenantAccount, listTenantAccounts } from '../../store/accounts.js';
-import { listApiKeys } from '../../store/api-keys.js';
-import { createPool } from '../../store/database.js';
-import { getTenant } from '../../store/tenants.js';
-import { findUserByEmail } from '../../store/users.js';
+import { findTenantAccount, listTenantAccounts } from '../../features/accounts/store/accounts.js';
+import { listApiKeys } from '../../features/accounts/store/api-keys.js';
+import { getTenant } from '../../features/accounts/store/tenants.js';
+import { findUserByEmail } from '../../features/accounts/store/users.js';
+import { createPool } from '../../platform/database/database.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** A GitHub tool as the registry names it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { insertAccount } from '../../store/accounts.js';
-import { createJot } from '../../store/jots.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
+import { createJot } from '../../platform/database/jots.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 /**

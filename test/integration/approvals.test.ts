@@ -4,12 +4,11 @@ import { isGrpcServiceError } from '@temporalio/client';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { createExecuteActivities } from '../../activities/execute-tool.js';
-import { approvalFor, decide } from '../../approvals/decide.js';
-import { approvalDecidedSignal } from '../../approvals/workflow.js';
 import { replayHistories } from '../../bin/support/replay.js';
 import { approvalWorkflowId } from '../../core/ids.js';
 import type { TenantSettings } from '../../core/policy.js';
+import { getTenant, updateTenantSettings } from '../../features/accounts/store/tenants.js';
+import { approvalFor, decide } from '../../features/approvals/decide.js';
 import {
   createApproval,
   decideApproval,
@@ -17,9 +16,10 @@ import {
   MAX_PENDING_APPROVALS_PER_USER,
   openApprovedCall,
   resealApprovals,
-} from '../../store/approvals.js';
-import { Keyring } from '../../store/keyring.js';
-import { getTenant, updateTenantSettings } from '../../store/tenants.js';
+} from '../../features/approvals/store/approvals.js';
+import { approvalDecidedSignal } from '../../features/approvals/workflow.js';
+import { createExecuteActivities } from '../../features/execution/execute-tool.js';
+import { Keyring } from '../../platform/database/keyring.js';
 import { startAgentWorker } from '../support/agent-worker.js';
 import { signedInPage } from '../support/consent.js';
 import { FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';

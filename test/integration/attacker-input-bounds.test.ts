@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SECRET_ARGUMENT_VALUES } from '../../activities/execute-tool.js';
 import { MAX_ARGUMENT_VALUES, MAX_OBJECT_KEYS } from '../../core/json-depth.js';
+import { MAX_SECRET_ARGUMENT_VALUES } from '../../features/execution/execute-tool.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 
 /**

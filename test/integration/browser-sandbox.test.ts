@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LaunchedChromium, launchChromium } from '../../browser/chromium.js';
-import { EgressPolicy } from '../../browser/egress-policy.js';
-import { type EgressProxy, startEgressProxy } from '../../browser/egress-proxy.js';
+import { type LaunchedChromium, launchChromium } from '../../platform/browser/chromium.js';
+import { EgressPolicy } from '../../platform/egress/egress-policy.js';
+import { type EgressProxy, startEgressProxy } from '../../platform/egress/egress-proxy.js';
 
 /**
  * Finding 5: chromium (the browser built-in's and cookie capture's, one launcher) never runs as

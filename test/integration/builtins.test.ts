@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../core/network-policy.js';
-import { updateTenantSettings } from '../../store/tenants.js';
+import { updateTenantSettings } from '../../features/accounts/store/tenants.js';
 import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 
 /** A test HTTP server on 127.0.0.1 that records the paths it was asked for, stopped with the world. */

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { captureSessions } from '../../server/portal/cookie-capture/router.js';
-import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
+import { closeCaptureBrowser } from '../../surfaces/portal/cookie-capture/capture-sessions.js';
+import { captureSessions } from '../../surfaces/portal/cookie-capture/router.js';
 import { signedInPage } from '../support/consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { getAttempt } from '../../store/connection-attempts.js';
-import { setUserRoles } from '../../store/users.js';
+import { setUserRoles } from '../../features/accounts/store/users.js';
+import { getAttempt } from '../../features/connections/store/connection-attempts.js';
 import { consentAs, csrfOfPage, signedInPage, signIn } from '../support/consent.js';
 import { createTestUser, startConnectFlowsWorld, type TestUser } from '../support/harness.js';
 import { LOGIN_FIELDS, PASSWORD } from '../support/hn-site.js';

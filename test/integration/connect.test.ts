@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
-import { readCredential } from '../../store/accounts.js';
-import { getAttempt } from '../../store/connection-attempts.js';
+import { readCredential } from '../../features/accounts/store/accounts.js';
+import { getAttempt } from '../../features/connections/store/connection-attempts.js';
 import { consentAs as consent, signedInPage as signedInPageAs } from '../support/consent.js';
 import { createTestUser, spawnWorkerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';
@@ -127,7 +127,7 @@ describe('wait_for_connection', () => {
   });
 
   it('the connection workflow expires on its own after its TTL when nobody waits', async () => {
-    const { startConnection } = await import('../../server/meta/connect.js');
+    const { startConnection } = await import('../../features/connections/tools/connect.js');
     const started = await startConnection(stack.services, { ...alice.user, userId: alice.user.id }, 'github', { ttlSec: 1 });
     const result = await stack.services.temporal.workflow.getHandle(connectionWorkflowId(started.connectionId)).result();
     expect(result).toEqual({ status: 'EXPIRED' });

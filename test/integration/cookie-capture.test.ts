@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
-import { readCredential } from '../../store/accounts.js';
-import { getAttempt } from '../../store/connection-attempts.js';
+import { readCredential } from '../../features/accounts/store/accounts.js';
+import { getAttempt } from '../../features/connections/store/connection-attempts.js';
+import { closeCaptureBrowser } from '../../surfaces/portal/cookie-capture/capture-sessions.js';
 import { csrfOfPage, signedInPage } from '../support/consent.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 import { decodedHistoryText, keyringDecoder, rawHistoriesOf } from '../support/history-text.js';
@@ -183,7 +183,7 @@ describe('cookie capture', () => {
 
   it('a dead session found by a tool call marks the account needs_reauth', async () => {
     const bob = await createTestUser(stack, { email: 'bob-cookie@example.com' });
-    const { insertAccount } = await import('../../store/accounts.js');
+    const { insertAccount } = await import('../../features/accounts/store/accounts.js');
     await insertAccount(stack.services.pool, stack.services.keyring, {
       tenantId: bob.user.tenantId,
       ownerUserId: bob.user.id,

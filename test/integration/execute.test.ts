@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createExecuteActivities } from '../../activities/execute-tool.js';
-import { claimToolCall, recordToolCall } from '../../store/audit.js';
+import { createExecuteActivities } from '../../features/execution/execute-tool.js';
+import { claimToolCall, recordToolCall } from '../../features/execution/store/audit.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 const world = await startWorld({

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { completeConnection } from '../../connections/complete.js';
-import { getAttempt } from '../../store/connection-attempts.js';
+import { completeConnection } from '../../features/connections/complete.js';
+import { getAttempt } from '../../features/connections/store/connection-attempts.js';
 import { createTestUser, killProcess, spawnServerProcess, spawnWorkerProcess, startWorld } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 

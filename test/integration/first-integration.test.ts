@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { finishAttempt, getAttempt } from '../../store/connection-attempts.js';
+import { finishAttempt, getAttempt } from '../../features/connections/store/connection-attempts.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 import { UNCONNECTED_LISTING } from '../support/integration-listing.js';
 

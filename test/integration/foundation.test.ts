@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { connectionResolvedSignal, connectionWorkflow } from '../../connections/workflow.js';
 import { connectionWorkflowId } from '../../core/ids.js';
-import { insertAccount, readCredential, resealCredentials } from '../../store/accounts.js';
-import { createAttempt, getAttempt } from '../../store/connection-attempts.js';
-import { createPool, migrate } from '../../store/database.js';
-import { Keyring } from '../../store/keyring.js';
+import { insertAccount, readCredential, resealCredentials } from '../../features/accounts/store/accounts.js';
+import { createAttempt, getAttempt } from '../../features/connections/store/connection-attempts.js';
+import { connectionResolvedSignal, connectionWorkflow } from '../../features/connections/workflow.js';
+import { createPool, migrate } from '../../platform/database/database.js';
+import { Keyring } from '../../platform/database/keyring.js';
 import { createTestUser, startStack, startWorld } from '../support/harness.js';
 
 const { stack } = await startWorld();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inputJsonSchema } from '../../core/json-schema.js';
-import { AGENT_TOOLS, META_TOOLS } from '../../server/meta/index.js';
+import { AGENT_TOOLS, META_TOOLS } from '../../features/meta-tools.js';
 import { startWorld } from '../support/harness.js';
 
 /**

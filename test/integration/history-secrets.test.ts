@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decide } from '../../approvals/decide.js';
 import { approvalWorkflowId } from '../../core/ids.js';
-import { SEALED_ARGUMENT_KEY } from '../../store/sealed-arguments.js';
-import { updateTenantSettings } from '../../store/tenants.js';
+import { updateTenantSettings } from '../../features/accounts/store/tenants.js';
+import { decide } from '../../features/approvals/decide.js';
+import { SEALED_ARGUMENT_KEY } from '../../features/execution/store/sealed-arguments.js';
 import { signedInPage } from '../support/consent.js';
 import { startWorld } from '../support/harness.js';
 import { decodedHistoryText, historyText, type JsonPayload, rawHistoriesOf } from '../support/history-text.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../bench/lib/stats.js';
-import { SCHEMA_CHECK_LIMITS } from '../../providers/mcp-upstream/schema-checker.js';
+import { SCHEMA_CHECK_LIMITS } from '../../providers/remote-mcp/schema-checker.js';
 import { type Stack, startStack } from '../support/harness.js';
 import {
   attack,

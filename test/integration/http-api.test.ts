@@ -1,9 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { AGENT_TOOLS, META_TOOLS } from '../../features/meta-tools.js';
 import pkg from '../../package.json' with { type: 'json' };
-import { AGENT_TOOLS, META_TOOLS } from '../../server/meta/index.js';
-import { buildOpenApiDocument } from '../../server/openapi.js';
+import { buildOpenApiDocument } from '../../surfaces/http/openapi-document.js';
 import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 
 const ALL_TOOLS = [...META_TOOLS, ...AGENT_TOOLS];

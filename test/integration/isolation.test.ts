@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertAccount } from '../../store/accounts.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 
 const world = await startWorld({ env: { GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 'secret-isolation-0123' } });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
 import { KNOWN_PLACEHOLDER_SECRETS } from '../../core/secret-checks.js';
 import { CONNECTION_TOOL_NAMES, createSwitchboard, type SwitchboardOptions } from '../../library.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger } from '../../platform/telemetry/logger.js';
 import { createTestUser, LogCapture, startWorld, TEST_KEY } from '../support/harness.js';
 
 const { stack } = await startWorld();

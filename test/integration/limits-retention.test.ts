@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createPruneActivities } from '../../activities/prune.js';
 import { ensurePruneSchedule, pruneScheduleId } from '../../bin/support/prune-schedule.js';
 import type { Caller } from '../../core/caller.js';
 import type { MetaToolError } from '../../core/errors.js';
-import { chargeCalls } from '../../server/execution/call-limits.js';
+import { chargeCalls } from '../../features/execution/batch/call-limits.js';
+import { createPruneActivities } from '../../features/retention/prune.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 
 const { stack } = await startWorld({
@@ -107,7 +107,7 @@ describe('call budgets', () => {
 
   it("finding 3 + 12: the delegates of one source key each have their own per-key budget; one cannot spend another's", async () => {
     await earlyInAMinute();
-    // Two local users of a remote source act through one source key (server/sources/delegation.ts).
+    // Two local users of a remote source act through one source key (features/sources/delegation.ts).
     const template = await createTestUser(stack);
     const keyId = await keyIdOf(template);
     const delegate = (userId: string): Caller => ({ tenantId: `ten_${keyId}`, userId, roles: ['member'], keyId, sourceKey: true });

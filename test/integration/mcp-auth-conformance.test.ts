@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { conformanceTools, runConformance } from '../support/conformance.js';
 
 describe('the official MCP conformance suite, client auth scenarios', () => {
-  it('runs Switchboard’s discovery, registration and token code (providers/mcp-auth) through every `client --suite auth` scenario; failures only as the baseline says', async () => {
+  it('runs Switchboard’s discovery, registration and token code (providers/remote-mcp/oauth-client) through every `client --suite auth` scenario; failures only as the baseline says', async () => {
     // The harness runs on this process's Node with tsx; the suite itself needs Node ≥ 22.
     const harness = `${process.execPath} --import tsx test/support/conformance-auth-client.ts`;
     const run = await runConformance(conformanceTools(), [

@@ -5,6 +5,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllowedHosts } from '../../core/network-policy.js';
+import { createPool, migrate, type Pool } from '../../platform/database/database.js';
+import { Keyring } from '../../platform/database/keyring.js';
+import {
+  clientRegistrationStore,
+  findClientRegistration,
+  resealClientRegistrations,
+} from '../../platform/database/mcp-client-registrations.js';
 import {
   authorizationRequest,
   type ClientIdentity,
@@ -16,10 +23,7 @@ import {
   mcpAuthFetch,
   refresh,
   stepUpScopes,
-} from '../../providers/mcp-auth/index.js';
-import { createPool, migrate, type Pool } from '../../store/database.js';
-import { Keyring } from '../../store/keyring.js';
-import { clientRegistrationStore, findClientRegistration, resealClientRegistrations } from '../../store/mcp-client-registrations.js';
+} from '../../providers/remote-mcp/oauth-client/index.js';
 import { consentInCode } from '../support/consent-in-code.js';
 import { startStack } from '../support/harness.js';
 import { CALLBACK, type McpAuthWorld, PRE_REGISTERED, SWITCHBOARD_ORIGIN, startMcpAuthWorld } from '../support/mcp-auth-world.js';

@@ -30,7 +30,7 @@ describe('the official MCP conformance suite, the scenarios MCP 2026-07-28 requi
       'dns-rebinding-protection',
       'input-required-result-unsupported-methods',
       'input-required-result-ignore-extra-params',
-      // Malformed inputResponses are refused with -32602 before any tool is looked up (server/mcp-input-responses.ts).
+      // Malformed inputResponses are refused with -32602 before any tool is looked up (surfaces/mcp/2026-07-28/input-responses.ts).
       'input-required-result-validate-input',
     ]) {
       expect(run.scenarioPassed(scenario), scenario).toBe(true);

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_ELICITING_CALLS_PER_USER } from '../../server/mcp-connect-elicitation.js';
+import { MAX_ELICITING_CALLS_PER_USER } from '../../surfaces/mcp/2025-11-25/connect-elicitation.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
 import { documentPath, loadDocumentFile } from '../../providers/openapi/config.js';
-import { insertAccount } from '../../store/accounts.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 import { startFakeOpenApiServer } from '../support/openapi-fake-server.js';
 

@@ -5,16 +5,16 @@ import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { replayHistories } from '../../bin/support/replay.js';
-import { completeConnection } from '../../connections/complete.js';
 import { connectionWorkflowId } from '../../core/ids.js';
-import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../plugin/payload-codec.js';
-import { createLogger } from '../../server/logger.js';
-import { ASSERTION_HEADER, newAssertionKeyPair, signAssertion } from '../../server/sources/assertion.js';
-import { insertAccount, resealCredentials } from '../../store/accounts.js';
-import { getAttempt } from '../../store/connection-attempts.js';
-import { credentialAad } from '../../store/credential-seal.js';
-import { Keyring } from '../../store/keyring.js';
-import { createSourceKey } from '../../store/source-keys.js';
+import { insertAccount, resealCredentials } from '../../features/accounts/store/accounts.js';
+import { credentialAad } from '../../features/accounts/store/credential-seal.js';
+import { completeConnection } from '../../features/connections/complete.js';
+import { getAttempt } from '../../features/connections/store/connection-attempts.js';
+import { ASSERTION_HEADER, newAssertionKeyPair, signAssertion } from '../../features/sources/assertion.js';
+import { createSourceKey } from '../../features/sources/store/source-keys.js';
+import { Keyring } from '../../platform/database/keyring.js';
+import { createLogger } from '../../platform/telemetry/logger.js';
+import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../platform/temporal/payload-codec.js';
 import { FIXTURE_KEY, FIXTURE_KEY_ID, FIXTURE_KEYRING_ENV } from '../support/fixture-key.js';
 import { createTestUser, LogCapture, startWorld } from '../support/harness.js';
 import { historyFromFixture, historyText, historyToFixture, rawHistoriesOf } from '../support/history-text.js';
@@ -196,7 +196,7 @@ describe('payload encryption', () => {
 
   it('failure messages and stack traces are encoded too', async () => {
     const raw = new Client({ connection: stack.services.connection });
-    const { failureConverter } = await import('../../plugin/failure-converter.js');
+    const { failureConverter } = await import('../../platform/temporal/failure-converter.js');
     const failure = failureConverter.errorToFailure(new Error(`boom ${PLANTED_ARG}`), raw.options.loadedDataConverter.payloadConverter);
     expect(failure.message).toBe('Encoded failure');
     expect(failure.stackTrace).toBe('');

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { insertAccount } from '../../store/accounts.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
 import { freePort } from '../support/ports.js';

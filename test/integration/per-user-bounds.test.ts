@@ -4,11 +4,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectionWorkflowId } from '../../core/ids.js';
-import { waitingTaskResults } from '../../server/tasks/mcp-task-store.js';
-import { getAttempt } from '../../store/connection-attempts.js';
-import { createJot } from '../../store/jots.js';
-import { pruneRows } from '../../store/retention.js';
-import { updateTenantSettings } from '../../store/tenants.js';
+import { updateTenantSettings } from '../../features/accounts/store/tenants.js';
+import { getAttempt } from '../../features/connections/store/connection-attempts.js';
+import { pruneRows } from '../../features/retention/store/retention.js';
+import { createJot } from '../../platform/database/jots.js';
+import { waitingTaskResults } from '../../surfaces/mcp/tasks/mcp-task-store.js';
 import { consentAs, signedInPage } from '../support/consent.js';
 import { killProcess, spawnServerProcess, startWorld, type TestUser } from '../support/harness.js';
 import { freePort } from '../support/ports.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getAccount } from '../../store/accounts.js';
+import { getAccount } from '../../features/accounts/store/accounts.js';
 import { startWorld } from '../support/harness.js';
 import { signInToPortal } from '../support/portal-session.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_TEST_RETRY_AFTER_SEC, KEY_TESTS_IN_FLIGHT } from '../../server/portal/apikey-test-call.js';
-import { endUserSessions } from '../../store/users.js';
+import { endUserSessions } from '../../features/accounts/store/users.js';
+import { KEY_TEST_RETRY_AFTER_SEC, KEY_TESTS_IN_FLIGHT } from '../../surfaces/portal/apikey-test-call.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
 import { openKeyForm, signInToPortal } from '../support/portal-session.js';

@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { listApiKeys, revokeApiKey } from '../../store/api-keys.js';
-import { createLoginToken } from '../../store/login-tokens.js';
-import { setUserRoles, unbindOidcIdentity } from '../../store/users.js';
+import { listApiKeys, revokeApiKey } from '../../features/accounts/store/api-keys.js';
+import { createLoginToken } from '../../features/accounts/store/login-tokens.js';
+import { setUserRoles, unbindOidcIdentity } from '../../features/accounts/store/users.js';
 import { signedInPage } from '../support/consent.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type Account, getAccount, insertAccount, readCredential } from '../../store/accounts.js';
+import { type Account, getAccount, insertAccount, readCredential } from '../../features/accounts/store/accounts.js';
 import { consentAs, signedInPage as signedInPageAs } from '../support/consent.js';
 import { startWorld, type TestUser } from '../support/harness.js';
 

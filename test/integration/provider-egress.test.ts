@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { OutsideApiBase } from '../../providers/api-base.js';
-import { atlassianJira } from '../../providers/atlassian-jira/index.js';
-import { github } from '../../providers/github/index.js';
-import { hackernews } from '../../providers/hackernews/index.js';
-import { linear } from '../../providers/linear/index.js';
-import type { Credential, Provider } from '../../providers/sdk.js';
-import { slack } from '../../providers/slack/index.js';
-import { createToolContext } from '../../providers/tool-context.js';
-import { UnsafePathArgument } from '../../providers/url-path.js';
+import { atlassianJira } from '../../providers/builtin/atlassian-jira/index.js';
+import { github } from '../../providers/builtin/github/index.js';
+import { hackernews } from '../../providers/builtin/hackernews/index.js';
+import { linear } from '../../providers/builtin/linear/index.js';
+import { slack } from '../../providers/builtin/slack/index.js';
+import { OutsideApiBase } from '../../providers/sdk/api-base.js';
+import type { Credential, Provider } from '../../providers/sdk/index.js';
+import { createToolContext } from '../../providers/sdk/tool-context.js';
+import { UnsafePathArgument } from '../../providers/sdk/url-path.js';
 import { startWorld } from '../support/harness.js';
 
 /**

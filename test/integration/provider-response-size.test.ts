@@ -1,12 +1,12 @@
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { github } from '../../providers/github/index.js';
-import { guardedFetch } from '../../providers/guarded-fetch.js';
-import { ResponseTooLarge } from '../../providers/http.js';
-import { linear } from '../../providers/linear/index.js';
-import type { Credential, Provider } from '../../providers/sdk.js';
-import { createToolContext } from '../../providers/tool-context.js';
+import { github } from '../../providers/builtin/github/index.js';
+import { linear } from '../../providers/builtin/linear/index.js';
+import { guardedFetch } from '../../providers/sdk/guarded-fetch.js';
+import { ResponseTooLarge } from '../../providers/sdk/http.js';
+import type { Credential, Provider } from '../../providers/sdk/index.js';
+import { createToolContext } from '../../providers/sdk/tool-context.js';
 import { startWorld } from '../support/harness.js';
 
 /**

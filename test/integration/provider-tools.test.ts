@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { atlassianJira } from '../../providers/atlassian-jira/index.js';
-import { github } from '../../providers/github/index.js';
-import { ProviderHttpError } from '../../providers/http.js';
-import { linear } from '../../providers/linear/index.js';
-import type { Provider } from '../../providers/sdk.js';
-import { slack } from '../../providers/slack/index.js';
-import { createToolContext } from '../../providers/tool-context.js';
+import { atlassianJira } from '../../providers/builtin/atlassian-jira/index.js';
+import { github } from '../../providers/builtin/github/index.js';
+import { linear } from '../../providers/builtin/linear/index.js';
+import { slack } from '../../providers/builtin/slack/index.js';
+import { ProviderHttpError } from '../../providers/sdk/http.js';
+import type { Provider } from '../../providers/sdk/index.js';
+import { createToolContext } from '../../providers/sdk/tool-context.js';
 import { startWorld } from '../support/harness.js';
 
 /**

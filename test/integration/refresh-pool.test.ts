@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../activities/credentials.js';
+import { CredentialStore } from '../../features/connections/credentials.js';
 import { connectGithubAccount } from '../support/github-account.js';
 import { createTestUser, startWorld, type TestUser } from '../support/harness.js';
 import { startLocalServer } from '../support/local-server.js';

@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DevServer, startDevServer } from '../../bin/support/temporal-dev-server.js';
-import { READINESS_CACHE_MS } from '../../server/health.js';
+import { READINESS_CACHE_MS } from '../../surfaces/http/health.js';
 import { createTestUser, type Stack, startStackOn, startWorld, type TestUser, testInfra } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 

@@ -4,11 +4,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../approvals/decide.js';
 import { runAdmin } from '../../bin/admin/main.js';
-import { mcpTaskIdHash } from '../../store/mcp-tasks.js';
-import { updateTenantSettings } from '../../store/tenants.js';
-import { setUserRoles } from '../../store/users.js';
+import { updateTenantSettings } from '../../features/accounts/store/tenants.js';
+import { setUserRoles } from '../../features/accounts/store/users.js';
+import { decide } from '../../features/approvals/decide.js';
+import { mcpTaskIdHash } from '../../surfaces/mcp/store/mcp-tasks.js';
 import { createTestUser, type Stack, startWorld, type TestUser } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 

@@ -4,12 +4,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExecuteActivities } from '../../activities/execute-tool.js';
-import { createPruneActivities } from '../../activities/prune.js';
-import { createWorkflowHelperActivities } from '../../activities/workflow-helpers.js';
 import type { ToolOutcome } from '../../core/execution.js';
 import { cutUtf8 as cutText } from '../../core/result-limits.js';
-import { createJot } from '../../store/jots.js';
+import { createExecuteActivities } from '../../features/execution/execute-tool.js';
+import { createWorkflowHelperActivities } from '../../features/execution/workflow-helpers.js';
+import { createPruneActivities } from '../../features/retention/prune.js';
+import { createJot } from '../../platform/database/jots.js';
 import { startAgentWorker } from '../support/agent-worker.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { historyText } from '../support/history-text.js';

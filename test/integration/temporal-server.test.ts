@@ -7,9 +7,9 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ensureSearchAttributes } from '../../bin/support/search-attributes.js';
 import { createWorker, installTemporalRuntime } from '../../bin/support/services.js';
 import { SA } from '../../core/search-attributes.js';
-import { createLogger } from '../../server/logger.js';
-import { createPool } from '../../store/database.js';
-import { toolBatchWorkflow } from '../../workflows/tool-batch.js';
+import { toolBatchWorkflow } from '../../features/execution/workflow.js';
+import { createPool } from '../../platform/database/database.js';
+import { createLogger } from '../../platform/telemetry/logger.js';
 import { createTestUser, type Stack, spawnServerProcess, startStack, testInfra } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
 

@@ -6,16 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
 import { upstreamEntrySchema } from '../../core/upstream-entry.js';
 import { issuerCallbackUrl } from '../../core/urls.js';
-import { loadCatalog } from '../../providers/mcp-upstream/config.js';
-import { Keyring } from '../../store/keyring.js';
+import { Keyring } from '../../platform/database/keyring.js';
 import {
   addTenantUpstream,
   listTenantUpstreams,
   loadTenantUpstreamEntries,
   resealTenantUpstreams,
   TENANT_UPSTREAM_MAX,
-} from '../../store/tenant-upstream-servers.js';
-import { registry as metricsRegistry } from '../../telemetry/metrics.js';
+} from '../../platform/database/tenant-upstream-servers.js';
+import { registry as metricsRegistry } from '../../platform/telemetry/metrics.js';
+import { loadCatalog } from '../../providers/remote-mcp/config.js';
 import { launchBrowser } from '../support/browser.js';
 import { signedInPage } from '../support/consent.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';

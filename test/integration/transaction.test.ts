@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createPool } from '../../store/database.js';
-import { transaction } from '../../store/queryable.js';
+import { createPool } from '../../platform/database/database.js';
+import { transaction } from '../../platform/database/queryable.js';
 
-/** store/queryable.ts `transaction`: a connection lost between two of its queries. */
+/** platform/database/queryable.ts `transaction`: a connection lost between two of its queries. */
 const pool = createPool({ url: inject('testDatabaseUrl'), poolMax: 2 });
 const admin = createPool({ url: inject('testDatabaseUrl'), poolMax: 1 });
 

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { upstreamServices } from '../../connections/upstream-services.js';
 import { parseAllowedHosts } from '../../core/network-policy.js';
 import { upstreamEntrySchema } from '../../core/upstream-entry.js';
-import { upstreamOAuthFlow } from '../../providers/mcp-upstream/oauth-flow.js';
-import { OAuthFlowError } from '../../providers/oauth-client.js';
-import { createPool, migrate, type Pool } from '../../store/database.js';
-import { Keyring } from '../../store/keyring.js';
+import { upstreamServices } from '../../features/connections/upstream-services.js';
+import { createPool, migrate, type Pool } from '../../platform/database/database.js';
+import { Keyring } from '../../platform/database/keyring.js';
+import { upstreamOAuthFlow } from '../../providers/remote-mcp/oauth-flow.js';
+import { OAuthFlowError } from '../../providers/sdk/oauth-client.js';
 import { consentInCode } from '../support/consent-in-code.js';
 import { type McpAuthWorld, SWITCHBOARD_ORIGIN, startMcpAuthWorld } from '../support/mcp-auth-world.js';
 
@@ -98,7 +98,7 @@ async function startAttacker() {
   };
 }
 
-/** The upstream OAuth flow of a tenant's server, as providers/mcp-upstream/provider.ts builds it. */
+/** The upstream OAuth flow of a tenant's server, as providers/remote-mcp/provider.ts builds it. */
 function tenantFlow(name: string, url: string) {
   const entry = upstreamEntrySchema.parse({ name, displayName: name, url, auth: { type: 'oauth2' } });
   if (entry.auth.type !== 'oauth2') throw new Error('an oauth2 entry');

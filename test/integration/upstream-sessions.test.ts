@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { insertAccount } from '../../store/accounts.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateTenantSettings } from '../../store/tenants.js';
+import { updateTenantSettings } from '../../features/accounts/store/tenants.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SwitchboardPlugin } from '../../plugin/index.js';
+import { SwitchboardPlugin } from '../../surfaces/temporal-plugin/index.js';
 import type { AgentInput } from './agent-workflows.js';
 import type { Stack } from './stack.js';
 

@@ -1,6 +1,6 @@
 // An agent's own workflows for the tests of `switchboard/workflow` (run by startAgentWorker).
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
-import { type ExecuteOptions, switchboard, type ToolCallRequest, type ToolOutcome } from '../../workflows/sdk/index.js';
+import { type ExecuteOptions, switchboard, type ToolCallRequest, type ToolOutcome } from '../../surfaces/workflow-sdk/index.js';
 
 export interface AgentInput {
   tenantId: string;

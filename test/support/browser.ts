@@ -1,5 +1,5 @@
 import { type Browser, chromium } from 'playwright-core';
-import { findChromium, QUIET_CHROMIUM_ARGS } from '../../browser/chromium.js';
+import { findChromium, QUIET_CHROMIUM_ARGS } from '../../platform/browser/chromium.js';
 
 /** Debian's chromium driven by playwright-core, with the flags Switchboard's own browsers use (plus a test's `extraArgs`). */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {

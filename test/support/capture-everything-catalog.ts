@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { ListedTool } from '../../core/ports/upstream-tool-catalogs.js';
-import { upstreamProvider } from '../../providers/mcp-upstream/index.js';
+import { upstreamProvider } from '../../providers/remote-mcp/index.js';
 import { startEverything } from './server-everything.js';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startTemporalServer } from '../../bin/support/temporal-server.js';
+import { ensureDatabase } from '../../platform/database/database.js';
 import { TEMPORAL_SERVER_VERSION } from '../../scripts/setup.mjs';
-import { ensureDatabase } from '../../store/database.js';
 import { bundleWorkflowsInto, findTemporalCli, findTemporalServer } from './infra.js';
 
 /** Each stack of `npm run test:cluster`: two HTTP server processes behind a load balancer, two worker processes. */

@@ -2,7 +2,7 @@
  * The client the official MCP conformance suite launches for each `client --suite auth` scenario
  * (`… <server-url>`, scenario name in MCP_CONFORMANCE_SCENARIO, pre-registered credentials in
  * MCP_CONFORMANCE_CONTEXT). It runs Switchboard's own discovery, registration and token code
- * (providers/mcp-auth) and talks MCP with the official SDK client: every request carries the bearer
+ * (providers/remote-mcp/oauth-client) and talks MCP with the official SDK client: every request carries the bearer
  * token; a 401 starts an authorization, a 403 `insufficient_scope` a step-up (at most two), and the
  * suite's authorization endpoint answers straight with a redirect to the callback.
  *
@@ -21,7 +21,7 @@ import {
   type StoredRegistration,
   stepUpScopes,
   type TokenSet,
-} from '../../providers/mcp-auth/index.js';
+} from '../../providers/remote-mcp/oauth-client/index.js';
 
 /** The suite's fixed client id URL for its CIMD scenario. */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import type { ServiceContext } from '../../server/context.js';
-import { csrfToken } from '../../server/portal/csrf.js';
+import type { ServiceContext } from '../../features/context.js';
+import { csrfToken } from '../../surfaces/portal/csrf.js';
 import type { TestAuthServer } from './oauth-server.js';
 import type { TestUser } from './stack.js';
 

@@ -1,4 +1,4 @@
-import { insertAccount } from '../../store/accounts.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
 import type { TestAuthServer } from './oauth-server.js';
 import type { Stack, TestUser } from './stack.js';
 

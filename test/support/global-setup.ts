@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../bin/support/temporal-dev-server.js';
-import { ensureDatabase } from '../../store/database.js';
+import { ensureDatabase } from '../../platform/database/database.js';
 import { bundleWorkflowsInto, findTemporalCli } from './infra.js';
 import { freePort } from './ports.js';
 

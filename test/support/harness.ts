@@ -1,5 +1,5 @@
 import { afterAll, inject } from 'vitest';
-import { closeCaptureBrowser } from '../../server/portal/cookie-capture/sessions.js';
+import { closeCaptureBrowser } from '../../surfaces/portal/cookie-capture/capture-sessions.js';
 import { type Infra, type Stack, type StackOptions, startStackOn } from './stack.js';
 import { startWorldOn, type World, type WorldOptions } from './world.js';
 

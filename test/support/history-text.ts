@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
-import { KeyringPayloadCodec } from '../../plugin/payload-codec.js';
-import type { Keyring } from '../../store/keyring.js';
+import type { Keyring } from '../../platform/database/keyring.js';
+import { KeyringPayloadCodec } from '../../platform/temporal/payload-codec.js';
 
 // A CommonJS package: Node's ESM loader sees only its default export.
 const { temporal } = proto;

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { upstreamEntrySchema } from '../../core/upstream-entry.js';
-import { insertAccount } from '../../store/accounts.js';
-import { createJot } from '../../store/jots.js';
-import { addTenantUpstream } from '../../store/tenant-upstream-servers.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
+import { createJot } from '../../platform/database/jots.js';
+import { addTenantUpstream } from '../../platform/database/tenant-upstream-servers.js';
 import type { AttackerCounts, AttackerPlan } from './hostile-attacker-thread.js';
 import {
   HOSTILE_URL_FIELD,

@@ -2,8 +2,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
 import { TEMPORAL_SERVER_VERSION, temporalServerBinDir } from '../../scripts/setup.mjs';
+import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../surfaces/temporal-plugin/index.js';
 
 /** What both `npm test` (global-setup.ts) and the benchmarks (bench/lib/environment.ts) start from. */
 

@@ -6,13 +6,13 @@ import express from 'express';
 import Provider, { errors } from 'oidc-provider';
 import { z } from 'zod';
 import { accessTokenVerifier } from '../../demo/access-token-verifier.js';
-import { answerStatelessMcp } from '../../server/mcp-stateless.js';
-import { serveClientMetadata } from '../../server/oauth/client-metadata.js';
+import { serveClientMetadata } from '../../surfaces/http/oauth/client-metadata.js';
+import { answerStatelessMcp } from '../../surfaces/mcp/stateless-transport.js';
 import { freePort } from './ports.js';
 
 /**
  * An upstream MCP server protected the way the MCP authorization spec (2025-11-25) says, for the
- * tests of providers/mcp-auth:
+ * tests of providers/remote-mcp/oauth-client:
  * - an authorization server (oidc-provider) with dynamic registration, Client ID Metadata
  *   Documents, RFC 8707 resource indicators (opaque tokens whose audience is the MCP server),
  *   RFC 9207 `iss`, PKCE required, rotating refresh tokens, and a pre-registered client;
@@ -20,7 +20,7 @@ import { freePort } from './ports.js';
  *   with that server (audience, scope, expiry), answers 401 with `WWW-Authenticate: Bearer
  *   resource_metadata=…, scope="mcp:read"` and a 403 `insufficient_scope` for `write_note`
  *   without `mcp:write`, and serves its RFC 9728 metadata at the path-inserted well-known URL;
- * - Switchboard's client metadata document route (server/oauth/client-metadata.ts) at a local
+ * - Switchboard's client metadata document route (surfaces/http/oauth/client-metadata.ts) at a local
  *   port standing in for `https://switchboard.test`, which the authorization server's fetch of
  *   `https://switchboard.test/...` reaches (the draft requires https client ids).
  */

@@ -1,4 +1,4 @@
-import { csrfToken } from '../../server/portal/csrf.js';
+import { csrfToken } from '../../surfaces/portal/csrf.js';
 import type { Stack, TestUser } from './stack.js';
 
 /** The portal over plain HTTP for one signed-in user: what a browser's cookie jar and its forms would send. */

@@ -5,12 +5,12 @@ import type { Worker } from '@temporalio/worker';
 import { listen, type RunningServer } from '../../bin/support/listen.js';
 import { configFromEnv, createWorker, openServices, type Services } from '../../bin/support/services.js';
 import { type DemoOptions, type RunningDemo, startDemo } from '../../demo/index.js';
-import { createLogger } from '../../server/logger.js';
-import { createApiKey } from '../../store/api-keys.js';
-import { createLoginToken } from '../../store/login-tokens.js';
-import { createTenant } from '../../store/tenants.js';
-import { createUser, type User } from '../../store/users.js';
-import { registry } from '../../telemetry/metrics.js';
+import { createApiKey } from '../../features/accounts/store/api-keys.js';
+import { createLoginToken } from '../../features/accounts/store/login-tokens.js';
+import { createTenant } from '../../features/accounts/store/tenants.js';
+import { createUser, type User } from '../../features/accounts/store/users.js';
+import { createLogger } from '../../platform/telemetry/logger.js';
+import { registry } from '../../platform/telemetry/metrics.js';
 import { freePort } from './ports.js';
 import { SwitchboardProcesses, spawnSwitchboardProcess } from './switchboard-processes.js';
 

@@ -1,4 +1,4 @@
-import { createApproval } from '../../store/approvals.js';
+import { createApproval } from '../../features/approvals/store/approvals.js';
 import type { Stack, TestUser } from './stack.js';
 
 /**

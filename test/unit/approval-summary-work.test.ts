@@ -4,7 +4,7 @@ import { SECRET_PLACEHOLDER, sealedArguments, secretArgumentTexts, summariseArgu
 /**
  * The secret walk over a call's arguments (sealing a batch's input, redaction's secret texts, the
  * approval summary) runs on a shared event loop for every value of the arguments. An upstream's
- * schema may give each value ~200 branches (providers/mcp-upstream/schema-cost.ts allows it), so
+ * schema may give each value ~200 branches (providers/remote-mcp/schema-cost.ts allows it), so
  * what a schema's branches say is learned once per schema, not once per value: the work is the
  * arguments' size plus the schema's, not their product. Counted here by the schema itself: each
  * branch counts how often the walk reads its keywords.

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { type Binding, bindBrowser, isBoundBrowser, unbindBrowser } from '../../connections/browser-binding.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
+import { type Binding, bindBrowser, isBoundBrowser, unbindBrowser } from '../../features/connections/browser-binding.js';
 
 /**
  * The binding cookies' attributes where the integration tests cannot see them: on https (Secure),

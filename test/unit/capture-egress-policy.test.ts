@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serviceOnlyEgressPolicy } from '../../browser/egress-policy.js';
+import { serviceOnlyEgressPolicy } from '../../platform/egress/egress-policy.js';
 
 /** DNS for the test: public names resolve to a public address, `evil.news.example` to the metadata address. */
 const lookup = async (host: string) => [{ address: host === 'evil.news.example' ? '169.254.169.254' : '93.184.216.34', family: 4 }];

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isServiceHost } from '../../browser/egress-policy.js';
-import { parseProfile, parseReplyForm, parseStories, signedInUser } from '../../providers/hackernews/html.js';
-import { hackernews } from '../../providers/hackernews/index.js';
-import { ProviderHttpError } from '../../providers/http.js';
+import { isServiceHost } from '../../platform/egress/egress-policy.js';
+import { parseProfile, parseReplyForm, parseStories, signedInUser } from '../../providers/builtin/hackernews/html.js';
+import { hackernews } from '../../providers/builtin/hackernews/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
-import type { ToolContext } from '../../providers/sdk.js';
-import { cookieMatchesDomain } from '../../server/portal/cookie-capture/sessions.js';
+import { ProviderHttpError } from '../../providers/sdk/http.js';
+import type { ToolContext } from '../../providers/sdk/index.js';
+import { cookieMatchesDomain } from '../../surfaces/portal/cookie-capture/capture-sessions.js';
 
 // Shapes copied from news.ycombinator.com (trimmed).
 const TOP_SIGNED_IN = `<span class="pagetop"><a id='me' href="user?id=alice">alice</a> (42) | <a id='logout' rel='nofollow' href="logout?auth=abc&amp;goto=news">logout</a></span>`;

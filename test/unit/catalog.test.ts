@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { adfToText, textToAdf } from '../../providers/atlassian-jira/adf.js';
-import { atlassianJira } from '../../providers/atlassian-jira/index.js';
-import { github } from '../../providers/github/index.js';
-import { builtinProviders } from '../../providers/index.js';
-import { linearErrorStatus } from '../../providers/linear/api.js';
-import { linear } from '../../providers/linear/index.js';
-import { slackErrorStatus } from '../../providers/slack/api.js';
-import { slack } from '../../providers/slack/index.js';
-import { applyCredential } from '../../providers/tool-context.js';
+import { adfToText, textToAdf } from '../../providers/builtin/atlassian-jira/adf.js';
+import { atlassianJira } from '../../providers/builtin/atlassian-jira/index.js';
+import { github } from '../../providers/builtin/github/index.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
+import { linearErrorStatus } from '../../providers/builtin/linear/api.js';
+import { linear } from '../../providers/builtin/linear/index.js';
+import { slackErrorStatus } from '../../providers/builtin/slack/api.js';
+import { slack } from '../../providers/builtin/slack/index.js';
+import { applyCredential } from '../../providers/sdk/tool-context.js';
 
 const catalog = [github, atlassianJira, slack];
 const rows = catalog.flatMap((p) =>

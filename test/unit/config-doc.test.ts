@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnvSchema } from '../../core/config.js';
-import { builtinProviders } from '../../providers/index.js';
-import { providerEnvSpec } from '../../providers/sdk.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
+import { providerEnvSpec } from '../../providers/sdk/index.js';
 
 // docs/configuration.md is the operator's reference; these tests keep it and the code in step, so a
 // variable added, renamed or removed in code fails here until the page says so too.

@@ -5,8 +5,8 @@ import { parse } from 'yaml';
 import { ConfigError, loadConfig } from '../../core/config.js';
 import { KNOWN_PLACEHOLDER_SECRETS } from '../../core/secret-checks.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
-import { builtinProviders } from '../../providers/index.js';
-import { providerEnvSpec } from '../../providers/sdk.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
+import { providerEnvSpec } from '../../providers/sdk/index.js';
 
 const specs = builtinProviders.map((p) => providerEnvSpec(p.manifest));
 const key = Buffer.alloc(32, 7).toString('base64');

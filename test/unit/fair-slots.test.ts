@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairSlots } from '../../browser/fair-slots.js';
+import { FairSlots } from '../../platform/browser/fair-slots.js';
 
 const never = new AbortController().signal;
 

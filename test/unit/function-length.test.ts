@@ -17,10 +17,10 @@ const MAX_FUNCTION_LINES = 100;
  */
 const NOT_YET_SPLIT = [
   'bin/support/local-stack.ts startLocalStack',
-  'providers/mcp-upstream/oauth-flow.ts upstreamOAuthFlow',
-  'server/catalog/tool-search.ts read',
-  'server/portal/cookie-capture/router.ts cookieCaptureRouter',
-  'server/tasks/durable-tasks.ts durableTasks',
+  'providers/remote-mcp/oauth-flow.ts upstreamOAuthFlow',
+  'features/catalog/tool-search.ts read',
+  'surfaces/portal/cookie-capture/router.ts cookieCaptureRouter',
+  'surfaces/mcp/tasks/durable-tasks.ts durableTasks',
 ];
 const OUTSIDE_THE_PRODUCT = new Set(['test', 'bench', 'node_modules', 'deploy', 'docs']);
 

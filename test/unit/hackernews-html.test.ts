@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PAGE_MAX_CHARS, parseProfile, parseReplyForm, parseStories, signedInUser } from '../../providers/hackernews/html.js';
+import { PAGE_MAX_CHARS, parseProfile, parseReplyForm, parseStories, signedInUser } from '../../providers/builtin/hackernews/html.js';
 
 /**
  * Hacker News pages are the upstream's answer (up to the 10 MB response cap), read on the worker's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADF_FORMATTED_DEPTH, type AdfNode, adfToText } from '../../providers/atlassian-jira/adf.js';
+import { ADF_FORMATTED_DEPTH, type AdfNode, adfToText } from '../../providers/builtin/atlassian-jira/adf.js';
 
 /**
  * Jira answers rich text as ADF, turned into text on the worker's event loop. Each formatted level

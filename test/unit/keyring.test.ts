@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SwitchboardPlugin } from '../../plugin/index.js';
-import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../plugin/payload-codec.js';
-import { Keyring, KeyringError } from '../../store/keyring.js';
+import { Keyring, KeyringError } from '../../platform/database/keyring.js';
+import { KeyringPayloadCodec, UNSEALED_MESSAGE } from '../../platform/temporal/payload-codec.js';
+import { SwitchboardPlugin } from '../../surfaces/temporal-plugin/index.js';
 import { sealBeforeKeySplit } from '../support/legacy-seal.js';
 
 const k1 = randomBytes(32);

@@ -6,34 +6,22 @@ import { describe, expect, it } from 'vitest';
 /**
  * The house rules a reader relies on, checked rather than hoped for:
  * - top-level folders form layers, and a lower one never imports a higher one;
- * - workflow code (everything the workflow bundle reaches from workflows/index.ts by value) uses only
+ * - workflow code (everything the workflow bundle reaches from features/workflows.ts by value) uses only
  *   `@temporalio/workflow`, `@temporalio/common`, pure code from core/ and other workflow files —
- *   activities, stores and servers are reached by type only.
+ *   activities, stores and surfaces are reached by type only.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
- * Lowest first. A folder may import its own layer and any lower one. store/ sits below providers/,
- * so storage knows no service: the storage a provider needs is a port in core/ports/ (e.g.
- * core/ports/jots.ts), which store/ implements and the provider is handed; plugin/ (the worker's Temporal plugin and payload codec) sits below
- * server/, whose codec endpoint uses the same codec. demo/ (the demo integration `npm start` serves)
- * sits above everything it is built from and below bin/, the one place that starts it.
+ * Lowest first. A folder may import its own layer and any lower one. core/ is pure domain code and
+ * the ports (core/ports/) that platform/ implements; platform/ (database, Temporal codec, egress,
+ * browser, telemetry) knows no service; providers/ (the SDK, built-in services, the remote-MCP adapter
+ * and its OAuth client) knows no feature; features/ are vertical slices, each with its workflow,
+ * activities, store functions and tools; surfaces/ (HTTP API, MCP by revision, portal, operator
+ * endpoints, the worker's Temporal plugin, the agents' workflow SDK) are how the product is reached;
+ * demo/ sits above everything it is built from and below bin/, the one place that starts it.
  */
-const LAYERS = [
-  'core',
-  'telemetry',
-  'store',
-  'providers',
-  'browser',
-  'connections',
-  'approvals',
-  'activities',
-  'workflows',
-  'plugin',
-  'server',
-  'demo',
-  'bin',
-];
+const LAYERS = ['core', 'platform', 'providers', 'features', 'surfaces', 'demo', 'bin'];
 const layerOf = (file: string): number => LAYERS.indexOf(relative(ROOT, file).split(sep)[0]);
 
 interface Import {
@@ -110,12 +98,12 @@ describe('layering', () => {
           continue;
         }
         const folder = relative(ROOT, target).split(sep)[0];
-        const isWorkflowFile = folder === 'workflows' || /(^|\/)workflow\.ts$/.test(target);
+        const isWorkflowFile = /(^|\/)workflows?\.ts$/.test(target);
         if (folder !== 'core' && !isWorkflowFile) refused.push(`${relative(ROOT, file)} → ${relative(ROOT, target)}`);
         else visit(target);
       }
     };
-    visit(join(ROOT, 'workflows', 'index.ts'));
+    visit(join(ROOT, 'features', 'workflows.ts'));
     expect(seen.size).toBeGreaterThan(3);
     expect(refused).toEqual([]);
   });

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { clientMetadataDocument, isUsableClientIdUrl } from '../../providers/mcp-auth/client-metadata-document.js';
-import { canonicalResource } from '../../providers/mcp-auth/discovery.js';
-import { parseAuthorizationServerMetadata, parseProtectedResourceMetadata, sameIssuer } from '../../providers/mcp-auth/metadata.js';
-import { stepUpScopes } from '../../providers/mcp-auth/step-up.js';
-import { bearerChallenge, parseChallenges } from '../../providers/mcp-auth/www-authenticate.js';
-import { Keyring } from '../../store/keyring.js';
+import { Keyring } from '../../platform/database/keyring.js';
+import { clientMetadataDocument, isUsableClientIdUrl } from '../../providers/remote-mcp/oauth-client/client-metadata-document.js';
+import { canonicalResource } from '../../providers/remote-mcp/oauth-client/discovery.js';
+import {
+  parseAuthorizationServerMetadata,
+  parseProtectedResourceMetadata,
+  sameIssuer,
+} from '../../providers/remote-mcp/oauth-client/metadata.js';
+import { stepUpScopes } from '../../providers/remote-mcp/oauth-client/step-up.js';
+import { bearerChallenge, parseChallenges } from '../../providers/remote-mcp/oauth-client/www-authenticate.js';
 
 describe('WWW-Authenticate', () => {
   it('reads resource_metadata, scope, error and error_description of the Bearer challenge, quoted or not', () => {

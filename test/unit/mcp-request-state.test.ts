@@ -3,7 +3,13 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Caller } from '../../core/caller.js';
 import { TokenSigner } from '../../core/signed-tokens.js';
-import { authInfoFor, callDigest, type FlowState, REQUEST_STATE_TTL_SEC, requestStateSeal } from '../../server/mcp-request-state.js';
+import {
+  authInfoFor,
+  callDigest,
+  type FlowState,
+  REQUEST_STATE_TTL_SEC,
+  requestStateSeal,
+} from '../../surfaces/mcp/2026-07-28/request-state.js';
 
 // The requestState of a 2026-07-28 call that waits on a person: signed, expiring, bound to the
 // caller and the method (the integration tests drive the same through the v2 client).

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { EgressPolicy } from '../../browser/egress-policy.js';
 import { loadConfig } from '../../core/config.js';
 import {
   classifyAddress,
@@ -11,6 +10,7 @@ import {
   parseIPv4,
   parseIp,
 } from '../../core/network-policy.js';
+import { EgressPolicy } from '../../platform/egress/egress-policy.js';
 
 const kind = (address: string) => {
   const verdict = classifyAddress(address);

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
-import { builtinProviders } from '../../providers/index.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
 import { documentPath, loadDocumentFile, openapiProviders, parseOpenApiIntegrations } from '../../providers/openapi/config.js';
 import { parseDocument } from '../../providers/openapi/document.js';
 import { convertOperations, markdownText, nameFromPath, snakeName } from '../../providers/openapi/operations.js';
 import { openapiProvider } from '../../providers/openapi/provider.js';
 import { buildRequest } from '../../providers/openapi/request.js';
-import { createToolContext } from '../../providers/tool-context.js';
-import { UnsafePathArgument } from '../../providers/url-path.js';
+import { createToolContext } from '../../providers/sdk/tool-context.js';
+import { UnsafePathArgument } from '../../providers/sdk/url-path.js';
 
 const petstore = {
   openapi: '3.0.3',

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
-import type { ServiceContext } from '../../server/context.js';
-import { onlyCookie, sessionCookieName } from '../../server/portal/session-cookie.js';
+import type { ServiceContext } from '../../features/context.js';
+import { onlyCookie, sessionCookieName } from '../../surfaces/portal/session-cookie.js';
 
 const ctxAt = (url: string) => ({ config: { PUBLIC_BASE_URL: url } }) as unknown as ServiceContext;
 const request = (header: string, cookies: Record<string, string>) => ({ headers: { cookie: header }, cookies }) as unknown as Request;

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderHttpError } from '../../providers/http.js';
-import { DEFAULT_RETRY_AFTER_SEC, MAX_RETRY_AFTER_SEC, parseReset, parseRetryAfter, rateLimitWait } from '../../providers/rate-limit.js';
+import { ProviderHttpError } from '../../providers/sdk/http.js';
+import {
+  DEFAULT_RETRY_AFTER_SEC,
+  MAX_RETRY_AFTER_SEC,
+  parseReset,
+  parseRetryAfter,
+  rateLimitWait,
+} from '../../providers/sdk/rate-limit.js';
 
 const NOW = Date.UTC(2026, 11, 1, 10, 0, 0);
 const headers = (h: Record<string, string>) => new Headers(h);

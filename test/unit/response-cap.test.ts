@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseTooLarge } from '../../providers/http.js';
-import { capResponse } from '../../providers/response-cap.js';
+import { ResponseTooLarge } from '../../providers/sdk/http.js';
+import { capResponse } from '../../providers/sdk/response-cap.js';
 
 const body = (text: string) =>
   new ReadableStream<Uint8Array>({

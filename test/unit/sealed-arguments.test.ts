@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sealedArguments, secretArgumentTexts } from '../../core/approval-summary.js';
-import { Keyring } from '../../store/keyring.js';
-import { openSealedArguments, SEALED_ARGUMENT_KEY, SealedArgumentError, sealArgument } from '../../store/sealed-arguments.js';
+import {
+  openSealedArguments,
+  SEALED_ARGUMENT_KEY,
+  SealedArgumentError,
+  sealArgument,
+} from '../../features/execution/store/sealed-arguments.js';
+import { Keyring } from '../../platform/database/keyring.js';
 
 const keyring = new Keyring(new Map([['k1', randomBytes(32)]]));
 const owner = { tenantId: 'ten_a', userId: 'usr_a', tool: 'up__send_pin' };

@@ -3,8 +3,8 @@ import { evalRegistry } from '../../bench/lib/eval-catalog.js';
 import { realCatalogRegistry } from '../../bench/lib/real-catalogs.js';
 import { loadRealEval, measureItems, reportedHalf } from '../../bench/lib/real-eval.js';
 import { loadEvalSet, measureSplits } from '../../bench/lib/search-quality.js';
+import { toolIndexFor } from '../../features/catalog/tool-search.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import { toolIndexFor } from '../../server/catalog/tool-search.js';
 
 // The index search_tools queries (toolIndexFor over the registry), on the evaluation catalog: the
 // built-in providers and an upstream MCP server (server-everything's saved listing, as the product

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SessionPool } from '../../providers/mcp-upstream/session-pool.js';
+import { SessionPool } from '../../providers/remote-mcp/session-pool.js';
 
 // The pool of upstream sessions, with plain values for sessions: what it closes, and when.
 

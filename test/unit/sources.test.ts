@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../core/config.js';
-import { newAssertionKeyPair, signAssertion, verifyAssertion } from '../../server/sources/assertion.js';
-import { forwardedRequestId } from '../../server/sources/request-id.js';
+import { newAssertionKeyPair, signAssertion, verifyAssertion } from '../../features/sources/assertion.js';
+import { forwardedRequestId } from '../../features/sources/request-id.js';
 
 const { privateKey, publicKey } = newAssertionKeyPair();
 const entry = { name: 'us', url: 'https://us.example', apiKey: 'sbk_x', assertionKey: privateKey, tenants: ['ten_a'] };

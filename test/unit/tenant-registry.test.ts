@@ -2,12 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { UpstreamEntry } from '../../core/upstream-entry.js';
-import { builtinProviders } from '../../providers/index.js';
-import { upstreamFactory } from '../../providers/mcp-upstream/index.js';
+import { toolIndexFor } from '../../features/catalog/tool-search.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
-import type { Provider } from '../../providers/sdk.js';
+import { upstreamFactory } from '../../providers/remote-mcp/index.js';
+import type { Provider } from '../../providers/sdk/index.js';
 import type { TenantServers } from '../../providers/tenant-views.js';
-import { toolIndexFor } from '../../server/catalog/tool-search.js';
 
 const entryOf = (name: string, extra: Partial<UpstreamEntry> = {}) => ({
   name,

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, inject, it } from 'vitest';
 import { replayHistories } from '../../bin/support/replay.js';
-import { KeyringPayloadCodec } from '../../plugin/payload-codec.js';
-import { Keyring } from '../../store/keyring.js';
+import { Keyring } from '../../platform/database/keyring.js';
+import { KeyringPayloadCodec } from '../../platform/temporal/payload-codec.js';
 import { FIXTURE_KEY, FIXTURE_KEY_ID } from '../support/fixture-key.js';
 import { historyFromFixture } from '../support/history-text.js';
 

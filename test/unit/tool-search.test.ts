@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { builtinProviders } from '../../providers/index.js';
+import { normalizeTerm, tokenize } from '../../features/catalog/search-terms.js';
+import { QUERY_MAX_CHARS, ToolSearchIndex, WEIGHTS } from '../../features/catalog/tool-search.js';
+import { builtinProviders } from '../../providers/builtin/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
-import { defineProvider, defineTool, type ProviderManifest, type ToolDefinition } from '../../providers/sdk.js';
-import { normalizeTerm, tokenize } from '../../server/catalog/search-terms.js';
-import { QUERY_MAX_CHARS, ToolSearchIndex, WEIGHTS } from '../../server/catalog/tool-search.js';
+import { defineProvider, defineTool, type ProviderManifest, type ToolDefinition } from '../../providers/sdk/index.js';
 
 const registry = new ProviderRegistry(builtinProviders);
 const index = new ToolSearchIndex(registry.tools());

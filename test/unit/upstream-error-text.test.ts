@@ -1,6 +1,6 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { upstreamErrorText } from '../../providers/mcp-upstream/upstream-error-text.js';
+import { upstreamErrorText } from '../../providers/remote-mcp/upstream-error-text.js';
 
 describe("an upstream's JSON-RPC error", () => {
   it('names the code once, however many SDK prefixes the message carries', () => {

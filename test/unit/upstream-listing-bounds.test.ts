@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamProvider } from '../../providers/mcp-upstream/provider.js';
-import { UPSTREAM_LIMITS } from '../../providers/mcp-upstream/tools.js';
+import { upstreamProvider } from '../../providers/remote-mcp/provider.js';
+import { UPSTREAM_LIMITS } from '../../providers/remote-mcp/tools.js';
 import { startTestUpstream } from '../support/mcp-upstream-server.js';
 
 // What a hostile upstream's tools/list may make the event loop that serves every tenant parse: the

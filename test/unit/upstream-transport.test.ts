@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamProvider } from '../../providers/mcp-upstream/provider.js';
-import type { ToolContext } from '../../providers/sdk.js';
+import { upstreamProvider } from '../../providers/remote-mcp/provider.js';
+import type { ToolContext } from '../../providers/sdk/index.js';
 import { startLegacyUpstream, startTestUpstream } from '../support/mcp-upstream-server.js';
 
 // The upstream provider against real servers built with the official SDK, without the rest of Switchboard.

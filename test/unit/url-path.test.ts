@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { atlassianJira } from '../../providers/atlassian-jira/index.js';
-import { github } from '../../providers/github/index.js';
-import type { Provider, ToolContext } from '../../providers/sdk.js';
-import { apiPath, segment, segments, UnsafePathArgument } from '../../providers/url-path.js';
+import { atlassianJira } from '../../providers/builtin/atlassian-jira/index.js';
+import { github } from '../../providers/builtin/github/index.js';
+import type { Provider, ToolContext } from '../../providers/sdk/index.js';
+import { apiPath, segment, segments, UnsafePathArgument } from '../../providers/sdk/url-path.js';
 
 /** Values an agent could send to climb out of its path segment, as the server or a proxy would read them. */
 const HOSTILE_SEGMENTS = [

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, inject, it } from 'vitest';
-import type { ActivityDeps } from '../../activities/deps.js';
-import { SwitchboardPlugin, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../plugin/index.js';
+import type { ActivityDeps } from '../../features/activity-deps.js';
+import { SwitchboardPlugin, WORKFLOW_BUNDLE_OPTIONS, WORKFLOWS_PATH } from '../../surfaces/temporal-plugin/index.js';
 
 // With reuseV8Context, a module not preloaded is evaluated again for every new workflow: preloading
 // Switchboard's workflow modules takes that off every batch (bench/README.md, call cost).
@@ -55,15 +55,15 @@ describe("Switchboard's workflow bundle", () => {
     expect(stateful).toEqual([]);
     expect(files.length).toBeGreaterThan(5);
     // The agent-side SDK (switchboard/workflow) is bundled by an agent's own worker, never preloaded here.
-    expect(files.some((f) => f.includes('/workflows/sdk/'))).toBe(false);
+    expect(files.some((f) => f.includes('/surfaces/workflow-sdk/'))).toBe(false);
   });
 
   // An agent's worker may preload its own workflow modules (the SDK's preloadModules, the same
   // saving): then switchboard/workflow's module is shared by every agent workflow that worker runs.
   it('switchboard/workflow keeps one map at module level, and reaches it only by workflow run', () => {
-    const sdk = resolve(dirname(WORKFLOWS_PATH), 'sdk/index.ts');
+    const sdk = resolve(dirname(WORKFLOWS_PATH), '../surfaces/workflow-sdk/index.ts');
     expect(moduleState(sdk).stateful.map((s) => `${basename(dirname(s.file))}/${basename(s.file)}: ${s.what}`)).toEqual([
-      'sdk/index.ts: settledApprovals',
+      'workflow-sdk/index.ts: settledApprovals',
     ]);
     const uses = [...readFileSync(sdk, 'utf8').matchAll(/settledApprovals\.(\w+)\(([^)]*\)?)/g)];
     expect(uses.length).toBeGreaterThanOrEqual(3);
@@ -125,7 +125,7 @@ describe("Switchboard's workflow bundle", () => {
   it('the bundle the tests and benchmarks share preloads the workflows index', () => {
     const code = readFileSync(inject('workflowBundlePath'), 'utf8');
     const preload = code.slice(code.indexOf('exports.preloadModules = function preloadModules()'));
-    expect(preload.slice(0, preload.indexOf('}'))).toMatch(/workflows\/index\.ts/);
+    expect(preload.slice(0, preload.indexOf('}'))).toMatch(/features\/workflows\.ts/);
   });
 });
 

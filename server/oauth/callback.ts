@@ -1,9 +1,0 @@
-import type { Request, Response } from 'express';
-import { finishOAuthCallback } from '../../connections/oauth-callback.js';
-import type { ServiceContext } from '../context.js';
-import { browserVisit, sendStepAnswer } from './step-answer.js';
-
-/** GET /oauth/callback and /oauth/callback/<issuer key> — the end of an OAuth connection (connections/oauth-callback.ts), rendered. */
-export async function handleOAuthCallback(ctx: ServiceContext, req: Request, res: Response): Promise<void> {
-  await sendStepAnswer(ctx, req, res, await finishOAuthCallback(ctx, browserVisit(ctx, req, res)));
-}

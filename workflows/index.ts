@@ -1,5 +1,0 @@
-// Every workflow the Switchboard worker runs. The worker bundles this file.
-export { approvalWorkflow } from '../approvals/workflow.js';
-export { connectionWorkflow } from '../connections/workflow.js';
-export { pruneWorkflow } from './prune.js';
-export { toolBatchWorkflow } from './tool-batch.js';
