@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, type ProviderEnvSpec } from '../../core/config.js';
+import { duplicateNames, readConfigList } from '../../core/config-list.js';
 import { type OpenApiEntry, openapiConfigSchema, openapiEntrySchema } from '../../core/openapi-entry.js';
 import { describeIssues } from '../../core/upstream-entry.js';
 import type { Provider, ToolLogger } from '../sdk/index.js';
@@ -20,38 +21,15 @@ const fail = (message: string): never => {
  * openapiProviders. Throws a ConfigError naming the place, e.g. `[0].auth.name: …`.
  */
 export function parseOpenApiIntegrations(value: string | undefined): OpenApiEntry[] {
-  const text = value?.trim();
-  if (!text) return [];
-  let source = text;
-  let where = '';
-  if (!text.startsWith('[')) {
-    where = `${text}: `;
-    try {
-      source = readFileSync(text, 'utf8');
-    } catch (err) {
-      fail(`is neither a JSON array nor a readable file (${(err as { code?: string }).code ?? 'unreadable'})`);
-    }
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(source);
-  } catch (err) {
-    fail(`${where}not valid JSON (${(err as Error).message.slice(0, 120)})`);
-  }
-  const list = openapiConfigSchema.safeParse(json);
-  if (!list.success) fail(`${where}${describeIssues(list.error).join('; ')}`);
+  const { items, where } = readConfigList(VARIABLE, value, openapiConfigSchema);
   const entries: OpenApiEntry[] = [];
   const problems: string[] = [];
-  (list.data as unknown[]).forEach((item, index) => {
+  items.forEach((item, index) => {
     const parsed = openapiEntrySchema.safeParse(item);
     if (parsed.success) entries.push(parsed.data);
     else problems.push(...describeIssues(parsed.error, `[${index}]`));
   });
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    if (seen.has(entry.name)) problems.push(`"${entry.name}" is listed twice`);
-    seen.add(entry.name);
-  }
+  problems.push(...duplicateNames(entries));
   if (problems.length) fail(`${where}${problems.join('; ')}`);
   return entries;
 }

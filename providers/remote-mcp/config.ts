@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../core/config.js';
+import { duplicateNames, readConfigList } from '../../core/config-list.js';
 import { unstorableTextPaths } from '../../core/storable-text.js';
 import { describeIssues, UPSTREAM_NAME, type UpstreamEntry, upstreamConfigSchema, upstreamEntrySchema } from '../../core/upstream-entry.js';
 
@@ -21,42 +22,20 @@ export function loadCatalog(text = readFileSync(new URL('./catalog.json', import
  * the JSON what is wrong, e.g. `[1].auth.header: expected an HTTP header name`.
  */
 export function parseUpstreamServers(value: string | undefined, catalogEntries?: readonly UpstreamEntry[]): UpstreamEntry[] {
-  const text = value?.trim();
-  if (!text) return [];
+  const { items, where } = readConfigList(VARIABLE, value, upstreamConfigSchema);
+  if (!items.length) return [];
   const catalog = catalogEntries ?? loadCatalog();
   const fail = (message: string): never => {
     throw new ConfigError([{ variable: VARIABLE, message }]);
   };
-  let source = text;
-  let where = '';
-  if (!text.startsWith('[')) {
-    where = `${text}: `;
-    try {
-      source = readFileSync(text, 'utf8');
-    } catch (err) {
-      fail(`is neither a JSON array nor a readable file (${(err as { code?: string }).code ?? 'unreadable'})`);
-    }
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(source);
-  } catch (err) {
-    fail(`${where}not valid JSON (${(err as Error).message.slice(0, 120)})`);
-  }
-  const list = upstreamConfigSchema.safeParse(json);
-  if (!list.success) fail(`${where}${describeIssues(list.error).join('; ')}`);
   const entries: UpstreamEntry[] = [];
   const problems: string[] = [];
-  (list.data as unknown[]).forEach((item, index) => {
+  items.forEach((item, index) => {
     const parsed = parseUpstreamItem(item, catalog, `[${index}]`);
     if ('entry' in parsed) entries.push(parsed.entry);
     else problems.push(...parsed.problems);
   });
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    if (seen.has(entry.name)) problems.push(`"${entry.name}" is listed twice`);
-    seen.add(entry.name);
-  }
+  problems.push(...duplicateNames(entries));
   if (problems.length) fail(`${where}${problems.join('; ')}`);
   return entries;
 }
