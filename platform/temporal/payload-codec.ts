@@ -32,8 +32,11 @@ const KEY_ID = 'encryption-key-id';
 /** Marks payloads sealed under the HKDF-derived payload key; absent on payloads sealed before. */
 const SCHEME = 'encryption-scheme';
 const PAYLOAD_SCHEME = 'switchboard-payload-v2';
-/** v2 sealed to its owner: the AAD names the owning workflow, written in OWNER as well. */
-const BOUND_SCHEME = 'switchboard-payload-v3';
+/**
+ * A payload sealed to its owner (the v2 key, an AAD naming the owning workflow) carries OWNER
+ * instead of SCHEME: OWNER's presence is the scheme. Every result of a batch carries it, so the
+ * bytes it adds are paid in every history (a 500-result batch's history stays under 400 KB).
+ */
 const OWNER = 'encryption-owner';
 const AAD = 'temporal-payload';
 
@@ -112,8 +115,7 @@ export class KeyringPayloadCodec implements PayloadCodec {
         metadata: {
           encoding: encoder.encode(ENCRYPTED_ENCODING),
           [KEY_ID]: encoder.encode(keyId),
-          [SCHEME]: encoder.encode(owner ? BOUND_SCHEME : PAYLOAD_SCHEME),
-          ...(owner ? { [OWNER]: encoder.encode(owner) } : {}),
+          ...(owner ? { [OWNER]: encoder.encode(owner) } : { [SCHEME]: encoder.encode(PAYLOAD_SCHEME) }),
         },
         data,
       };
@@ -130,19 +132,25 @@ export class KeyringPayloadCodec implements PayloadCodec {
       }
       const keyId = text(payload.metadata?.[KEY_ID]) ?? '';
       const scheme = text(payload.metadata?.[SCHEME]);
+      const ownerText = text(payload.metadata?.[OWNER]);
       try {
-        if (scheme !== undefined && scheme !== PAYLOAD_SCHEME && scheme !== BOUND_SCHEME)
-          throw new KeyringError('bad_ciphertext', `unknown payload scheme "${scheme}"`);
+        if (scheme !== undefined && (scheme !== PAYLOAD_SCHEME || ownerText !== undefined))
+          throw new KeyringError('bad_ciphertext', `unknown payload scheme "${scheme}"${ownerText !== undefined ? ' with an owner' : ''}`);
         let aad = AAD;
-        if (scheme === BOUND_SCHEME) {
-          const owner = parseOwner(text(payload.metadata?.[OWNER]));
-          if (!owner) throw new KeyringError('bad_ciphertext', 'a bound payload without its owner');
+        if (ownerText !== undefined) {
+          const owner = parseOwner(ownerText);
+          if (!owner) throw new KeyringError('bad_ciphertext', 'a bound payload without a readable owner');
           // Only Switchboard's worker holds payloads to their owner; the codec endpoint and replays open any.
           if (this.options.refuseUnsealed && expected && !sameOwner(owner, expected))
             throw new KeyringError('bad_ciphertext', `sealed for workflow ${JSON.stringify(owner[1]).slice(0, 200)}, not this one`);
           aad = `${AAD}:${JSON.stringify(owner)}`;
         }
-        const plain = this.keyring.decryptBytes(keyId, payload.data ?? new Uint8Array(), aad, scheme ? 'payload' : 'legacy');
+        const plain = this.keyring.decryptBytes(
+          keyId,
+          payload.data ?? new Uint8Array(),
+          aad,
+          scheme || ownerText !== undefined ? 'payload' : 'legacy',
+        );
         return temporal.api.common.v1.Payload.decode(plain) as Payload;
       } catch (err) {
         if (this.options.refuseUnsealed && err instanceof KeyringError) throw new UnsealedPayloadError(err.message);

@@ -166,8 +166,13 @@ describe("finding 6: an agent's worker holds the payload keys alone", () => {
       const { 'encryption-owner': _owner, ...unbound } = sealed.metadata ?? {};
       const downgraded = { ...sealed, metadata: { ...unbound, 'encryption-scheme': Buffer.from('switchboard-payload-v2') } };
       await expect(strict.decode([downgraded], of('batch-attacker-1'))).rejects.toThrow(UNSEALED_MESSAGE);
+      // Without its owner it reads as a payload of the legacy key, which does not open it either.
       const ownerless = { ...sealed, metadata: unbound };
-      await expect(strict.decode([ownerless], of('batch-alice-1'))).rejects.toThrow(/without its owner/);
+      await expect(strict.decode([ownerless], of('batch-alice-1'))).rejects.toThrow(UNSEALED_MESSAGE);
+      const twoSchemes = { ...sealed, metadata: { ...sealed.metadata, 'encryption-scheme': Buffer.from('switchboard-payload-v2') } };
+      await expect(strict.decode([twoSchemes], of('batch-alice-1'))).rejects.toThrow(/with an owner/);
+      const unreadable = { ...sealed, metadata: { ...sealed.metadata, 'encryption-owner': Buffer.from('batch-alice-1') } };
+      await expect(strict.decode([unreadable], of('batch-alice-1'))).rejects.toThrow(/without a readable owner/);
     });
 
     it("opens a Schedule's action in each run the schedule starts (the id followed by the run's time), and nowhere else", async () => {
