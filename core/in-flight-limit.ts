@@ -12,8 +12,7 @@ export class InFlightLimit {
 
   /** Takes a place under every key, or none: the release (call once), or undefined when a key is at its bound. */
   tryEnter(keys: readonly string[]): (() => void) | undefined {
-    if (keys.length !== this.bounds.length) throw new Error(`InFlightLimit: ${this.bounds.length} keys expected, got ${keys.length}`);
-    if (keys.some((key, i) => (this.counts.get(key) ?? 0) >= this.bounds[i])) return undefined;
+    if (this.isFull(keys)) return undefined;
     for (const key of keys) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     let released = false;
     return () => {
@@ -25,6 +24,12 @@ export class InFlightLimit {
         else this.counts.delete(key);
       }
     };
+  }
+
+  /** Whether some key is at its bound now (tryEnter would refuse): a cheap early answer, never an admission. */
+  isFull(keys: readonly string[]): boolean {
+    if (keys.length !== this.bounds.length) throw new Error(`InFlightLimit: ${this.bounds.length} keys expected, got ${keys.length}`);
+    return keys.some((key, i) => (this.counts.get(key) ?? 0) >= this.bounds[i]);
   }
 
   /** In flight under `key` now. */

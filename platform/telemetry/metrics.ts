@@ -44,6 +44,12 @@ export const approvalEvents = new Counter({
   registers: [registry],
 });
 
+export const keyTestsRefused = new Counter({
+  name: 'switchboard_key_tests_refused_total',
+  help: 'API-key submissions answered 429 because their user or tenant had as many key tests in flight as allowed',
+  registers: [registry],
+});
+
 export const httpRequests = new Histogram({
   name: 'switchboard_http_request_duration_seconds',
   help: 'HTTP request latency by method, route and status',

@@ -6,8 +6,10 @@ import type { ServiceContext } from '../../features/context.js';
 import { runMetaTool } from '../../features/meta-tool.js';
 import { httpToolByName } from '../../features/meta-tools.js';
 import { mcpRouter } from '../mcp/endpoint.js';
+import { keyTestLimit } from '../portal/apikey-test-call.js';
 import { cookieCaptureRouter } from '../portal/cookie-capture/router.js';
 import { messagePage } from '../portal/html.js';
+import { keyTestGate } from '../portal/key-test-gate.js';
 import { noStore } from '../portal/no-store.js';
 import { portalRouter } from '../portal/portal-router.js';
 import { refuseCrossSiteWrites } from '../portal/same-origin-writes.js';
@@ -49,6 +51,9 @@ export function createApp(ctx: ServiceContext): express.Express {
   // No route sees U+0000 in its path or query string (request-text-guard.ts).
   app.use(refuseNulInAddress);
   app.use(cookieParser());
+  // A user's or tenant's key submissions beyond their bound are answered here, before any route's work.
+  const keyTests = keyTestLimit();
+  app.post('/portal/integrations/:name', keyTestGate(ctx, keyTests));
 
   // /metrics is on the operator port (surfaces/operator/operator-app.ts), not here.
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
@@ -95,7 +100,7 @@ export function createApp(ctx: ServiceContext): express.Express {
   // A discovered authorization server's own callback (core/urls.ts issuerCallbackUrl).
   app.get('/oauth/callback/:issuerKey', (req: Request, res: Response) => handleOAuthCallback(ctx, req, res));
   app.get('/oauth/client-metadata.json', serveClientMetadata(ctx.config));
-  app.use(portalRouter(ctx));
+  app.use(portalRouter(ctx, keyTests));
   app.use(cookieCaptureRouter(ctx));
 
   app.use((req: Request, res: Response) => {

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import { isOwnHost, isOwnOrigin } from '../../core/own-origins.js';
 import type { ServiceContext } from '../../features/context.js';
 import { messagePage } from '../portal/html.js';
@@ -15,14 +16,17 @@ export function hostOriginGuard(ctx: ServiceContext) {
   const { config } = ctx;
   const codecOrigins = new Set(uiOrigins(ctx));
   const ownHost = new URL(config.PUBLIC_BASE_URL).host;
+  // Verdicts remembered: every request asks, with the same few values, and each answer parses URLs.
+  const ownHosts = rememberedVerdicts((host: string) => isOwnHost(config, host));
+  const ownOrigins = rememberedVerdicts((origin: string) => isOwnOrigin(config, origin));
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
-    if (!isOwnHost(config, host)) {
+    if (host === undefined || !ownHosts(host)) {
       const named = host ? `"${host.slice(0, 100)}"` : 'no host';
       return refuse(req, res, 421, `This server does not answer for ${named}: use ${ownHost} (PUBLIC_BASE_URL) or a host in ALLOWED_HOSTS`);
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !isOwnOrigin(config, origin) && !(isCodecPath(req.path) && codecOrigins.has(origin))) {
+    if (origin !== undefined && !ownOrigins(origin) && !(isCodecPath(req.path) && codecOrigins.has(origin))) {
       return refuse(
         req,
         res,
@@ -31,6 +35,21 @@ export function hostOriginGuard(ctx: ServiceContext) {
       );
     }
     next();
+  };
+}
+
+/** Values a client sends are its own choice: the remembered ones are bounded in count, and in length. */
+const REMEMBERED_VERDICTS = 256;
+const REMEMBERED_VALUE_MAX = 300;
+
+function rememberedVerdicts(verdict: (value: string) => boolean): (value: string) => boolean {
+  const known = new LRUCache<string, boolean>({ max: REMEMBERED_VERDICTS });
+  return (value) => {
+    const seen = known.get(value);
+    if (seen !== undefined) return seen;
+    const answer = verdict(value);
+    if (value.length <= REMEMBERED_VALUE_MAX) known.set(value, answer);
+    return answer;
   };
 }
 

@@ -35,7 +35,12 @@ export function keyTestLimit(): InFlightLimit {
  * in flight as allowed. Taken on the session cookie's signed claims, before the store is read.
  */
 export function enterKeyTest(limit: InFlightLimit, who: { userId: string; tenantId: string }): (() => void) | undefined {
-  return limit.tryEnter([`user:${who.userId}`, `tenant:${who.tenantId}`]);
+  return limit.tryEnter(keyTestKeys(who));
+}
+
+/** The keys the bound is counted under: the user's, and their tenant's. */
+export function keyTestKeys(who: { userId: string; tenantId: string }): string[] {
+  return [`user:${who.userId}`, `tenant:${who.tenantId}`];
 }
 
 export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };

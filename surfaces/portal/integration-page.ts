@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { fitAccountLabel } from '../../core/account-label.js';
+import type { InFlightLimit } from '../../core/in-flight-limit.js';
 import { type Account, attachCredential, getAccount, saveConnectedAccount } from '../../features/accounts/store/accounts.js';
 import { enabledProviders } from '../../features/catalog/caller-tenant.js';
 import { unbindBrowser } from '../../features/connections/browser-binding.js';
@@ -10,12 +11,13 @@ import { transaction } from '../../platform/database/queryable.js';
 import type { Provider } from '../../providers/sdk/index.js';
 import { apiKeyFormPage, keySavedPage, readFields, submittedValues } from './apikey-form.js';
 import { checkForm, formBinding, issueForm, type Target } from './apikey-form-token.js';
-import { enterKeyTest, KEY_TEST_RETRY_AFTER_SEC, keyTestLimit, testKey } from './apikey-test-call.js';
+import { enterKeyTest, testKey } from './apikey-test-call.js';
 import { FOR_ORGANISATION, integrationPath } from './connect-controls.js';
 import { connectPage } from './connect-page.js';
 import { requireCsrf } from './csrf.js';
 import { formBody } from './form-body.js';
 import { messagePage, notAllowedPage } from './html.js';
+import { refuseKeyTest } from './key-test-gate.js';
 import { signedSessionClaims } from './session-cookie.js';
 import { mayManage, type SignedIn, signedInAs, signedInPage, toSignIn } from './signed-in.js';
 
@@ -68,9 +70,9 @@ async function mayConnect(ctx: ServiceContext, me: SignedIn, provider: Provider,
   return !refused;
 }
 
-export function integrationPageRouter(ctx: ServiceContext): Router {
+/** `keyTests` is the bound the app's front gate reads too (key-test-gate.ts). */
+export function integrationPageRouter(ctx: ServiceContext, keyTests: InFlightLimit): Router {
   const router = Router();
-  const keyTests = keyTestLimit();
 
   const notFound = (res: Response, name: string) =>
     res.status(404).send(messagePage('Integration not found', `No integration named "${name}" is enabled for your organisation.`, 'bad'));
@@ -92,19 +94,9 @@ export function integrationPageRouter(ctx: ServiceContext): Router {
     const name = String(req.params.name);
     const claims = await signedSessionClaims(ctx, req);
     if (!claims) return toSignIn(res, integrationPath(name));
+    // The gate at the app's front (key-test-gate.ts) refused most of a burst already; this admits.
     const leave = enterKeyTest(keyTests, claims);
-    if (!leave) {
-      res.set('Retry-After', String(KEY_TEST_RETRY_AFTER_SEC));
-      return res
-        .status(429)
-        .send(
-          messagePage(
-            'A key is being tested already',
-            'Switchboard is still testing another key you (or your organisation) submitted. Nothing was saved; wait for its answer, then submit this key again.',
-            'bad',
-          ),
-        );
-    }
+    if (!leave) return refuseKeyTest(res);
     try {
       const me = await signedInAs(ctx, claims);
       if (!me) return toSignIn(res, integrationPath(name));

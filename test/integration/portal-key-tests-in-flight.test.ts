@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endUserSessions } from '../../features/accounts/store/users.js';
+import { keyTestsRefused } from '../../platform/telemetry/metrics.js';
 import { KEY_TEST_RETRY_AFTER_SEC, KEY_TESTS_IN_FLIGHT } from '../../surfaces/portal/apikey-test-call.js';
 import { createTestUser, type Stack, startStack, type TestUser } from '../support/harness.js';
 import { startTestUpstream, type TestUpstream } from '../support/mcp-upstream-server.js';
@@ -52,6 +53,17 @@ async function burst(user: TestUser, prefix: string, count: number) {
     }),
   );
   return { form, answers };
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (!condition()) throw new Error('condition not met in 2 s');
+}
+
+/** switchboard_key_tests_refused_total now (this process's registry). */
+async function refusedCount(): Promise<number> {
+  const metric = await keyTestsRefused.get();
+  return metric.values[0]?.value ?? 0;
 }
 
 describe("the portal's API-key form under a burst of made-up keys", () => {
@@ -107,6 +119,54 @@ describe("the portal's API-key form under a burst of made-up keys", () => {
     expect(after.status).toBe(303);
     expect(after.headers.get('location')).toContain('/portal/login');
     expect(triedAtService(prefix)).toBe(KEY_TESTS_IN_FLIGHT.perUser);
+  }, 60_000);
+
+  it('answers the refused posts at the front: before the CSRF check and the form body, with no-store, and counted', async () => {
+    const attacker = await createTestUser(stack);
+    const prefix = `front-${randomBytes(3).toString('hex')}-`;
+    const form = await openKeyForm(await signInToPortal(stack, attacker), 'keyed');
+    const refusedBefore = await refusedCount();
+    const admitted = Array.from({ length: KEY_TESTS_IN_FLIGHT.perUser }, (_, i) => form.post(`${prefix}${i}`));
+    await waitFor(() => sessionsOpened(prefix) === KEY_TESTS_IN_FLIGHT.perUser);
+    // While the user is at the bound: a post with no CSRF token and a body no route would take is refused 429, not 403/400.
+    const { url, cookie } = form.parts;
+    const junk = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin },
+      body: 'a=1&a=2',
+    });
+    expect(junk.status).toBe(429);
+    expect(junk.headers.get('cache-control')).toBe('no-store');
+    expect(junk.headers.get('retry-after')).toBe(String(KEY_TEST_RETRY_AFTER_SEC));
+    expect(await junk.text()).toContain('Nothing was saved');
+    expect(await refusedCount()).toBe(refusedBefore + 1);
+    expect(await Promise.all(admitted)).toEqual(Array(KEY_TESTS_IN_FLIGHT.perUser).fill(400));
+  }, 60_000);
+
+  it('refuses nobody at the front on a cookie that does not verify: a forged session naming a user at the bound goes on to the route', async () => {
+    const victim = await createTestUser(stack);
+    const prefix = `victim-${randomBytes(3).toString('hex')}-`;
+    const form = await openKeyForm(await signInToPortal(stack, victim), 'keyed');
+    const admitted = Array.from({ length: KEY_TESTS_IN_FLIGHT.perUser }, (_, i) => form.post(`${prefix}${i}`));
+    await waitFor(() => sessionsOpened(prefix) === KEY_TESTS_IN_FLIGHT.perUser);
+    // The victim's own cookie with its signature altered: the claims read the same, the signature does not hold.
+    const { url, cookie, csrf, token } = form.parts;
+    const forged = cookie.replace(
+      /(sb_session=[^;]*?)(.)(.{4})(;|$)/,
+      (_, rest: string, c: string, tail: string, end: string) => `${rest}${c === 'A' ? 'B' : 'A'}${tail}${end}`,
+    );
+    expect(forged).not.toBe(cookie);
+    const res = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: forged, 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin },
+      body: new URLSearchParams({ _csrf: csrf, _form: token, field_apiKey: `${prefix}forged` }),
+    });
+    // Not 429: the route's own checks answer (its CSRF token is the real cookie's, so 403).
+    expect(res.status).toBe(403);
+    await Promise.all(admitted);
+    expect(triedAtService(`${prefix}forged`)).toBe(0);
   }, 60_000);
 
   it("bounds a tenant's users together, and another tenant's user is tested while that tenant is at its bound", async () => {

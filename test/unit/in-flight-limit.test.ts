@@ -27,6 +27,20 @@ describe('InFlightLimit', () => {
     expect(limit.inFlight('tenant:u')).toBe(0);
   });
 
+  it('says whether a key is at its bound without taking a place (the front gate asks, the route enters)', () => {
+    const limit = new InFlightLimit([1, 2]);
+    expect(limit.isFull(['user:a', 'tenant:t'])).toBe(false);
+    expect(limit.inFlight('user:a')).toBe(0);
+    const a = limit.tryEnter(['user:a', 'tenant:t']);
+    expect(limit.isFull(['user:a', 'tenant:t'])).toBe(true);
+    expect(limit.isFull(['user:b', 'tenant:t'])).toBe(false);
+    const b = limit.tryEnter(['user:b', 'tenant:t']);
+    expect(limit.isFull(['user:c', 'tenant:t'])).toBe(true);
+    a?.();
+    b?.();
+    expect(limit.isFull(['user:a', 'tenant:t'])).toBe(false);
+  });
+
   it('refuses a call with the wrong number of keys', () => {
     expect(() => new InFlightLimit([1]).tryEnter(['a', 'b'])).toThrow('1 keys expected, got 2');
   });
