@@ -24,27 +24,28 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import { requestLog } from './request-log.js';
 import { refuseNulInAddress, sendRequestError } from './request-text-guard.js';
 
+/** Helmet's headers on every answer, with the portal's content security policy. */
+const securityHeaders = helmet({
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+  // Not helmet's `no-referrer`: under it a browser sends `Origin: null` even on our own forms'
+  // posts, and the Host/Origin guard and the portal's cross-site check could not tell them from
+  // another site's. `same-origin` still sends no Referer to any other site (connect links stay private).
+  referrerPolicy: { policy: 'same-origin' },
+});
+
 export function createApp(ctx: ServiceContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-        },
-      },
-      // Not helmet's `no-referrer`: under it a browser sends `Origin: null` even on our own forms'
-      // posts, and the Host/Origin guard and the portal's cross-site check could not tell them from
-      // another site's. `same-origin` still sends no Referer to any other site (connect links stay private).
-      referrerPolicy: { policy: 'same-origin' },
-    }),
-  );
+  app.use(securityHeaders);
   app.use(requestLog(ctx));
   // Before every route: a foreign Host or Origin (DNS rebinding, other sites) reaches none of them.
   app.use(hostOriginGuard(ctx));
