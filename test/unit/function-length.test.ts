@@ -20,7 +20,6 @@ const NOT_YET_SPLIT = [
   'providers/remote-mcp/oauth-flow.ts upstreamOAuthFlow',
   'features/catalog/tool-search.ts read',
   'surfaces/portal/cookie-capture/router.ts cookieCaptureRouter',
-  'surfaces/mcp/tasks/durable-tasks.ts durableTasks',
 ];
 const OUTSIDE_THE_PRODUCT = new Set(['test', 'bench', 'node_modules', 'deploy', 'docs']);
 
