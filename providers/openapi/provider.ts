@@ -24,7 +24,7 @@ export interface OpenApiProviderOptions {
 }
 
 /** The document's first server, its `{variables}` given their defaults; an absolute http(s) URL. */
-export function documentBaseUrl(doc: OpenApiDocument): string {
+function documentBaseUrl(doc: OpenApiDocument): string {
   const servers = doc.root.servers;
   const first = Array.isArray(servers) ? servers[0] : undefined;
   if (!isObject(first) || typeof first.url !== 'string')
@@ -183,7 +183,7 @@ function toolOf(entry: OpenApiEntry, op: OperationSpec, checker: () => SchemaChe
   };
 }
 
-export interface BuiltOpenApiProvider {
+interface BuiltOpenApiProvider {
   provider: Provider;
   operations: OperationSpec[];
   refused: { operation: string; reason: string }[];

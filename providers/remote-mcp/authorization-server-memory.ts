@@ -15,7 +15,7 @@ const ORIGIN_DISCOVERY_MS = 5_000;
 const ORIGIN_RETRY_MS = 30_000;
 
 /** What one upstream's OAuth has learned of its authorization servers, kept for this process. */
-export interface AuthorizationServerMemory {
+interface AuthorizationServerMemory {
   /** Discovers the server's authorization server afresh (a server may move it), and remembers it. */
   discover(): Promise<DiscoveredAuthorization>;
   /** An issuer's metadata: remembered if recent, else read again (a callback or refresh names its issuer). */

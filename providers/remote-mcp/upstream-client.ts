@@ -12,7 +12,7 @@ import {
 /** The auth of an upstream entry that signs in with OAuth. */
 export type OAuth2Auth = Extract<UpstreamEntry['auth'], { type: 'oauth2' }>;
 
-export interface UpstreamClientOptions {
+interface UpstreamClientOptions {
   /** The dynamic registrations of the upstream's scope (the operator's, or its tenant's). */
   registrations: ClientRegistrationStore;
   /** Whether the upstream is one of the operator's servers (else a tenant's). */
@@ -27,7 +27,7 @@ export interface UpstreamClientOptions {
 }
 
 /** Switchboard's client at an upstream's authorization servers, for each step of the flow. */
-export interface UpstreamClient {
+interface UpstreamClient {
   /** The client a new consent is asked with, a stored registration checked with the server first. */
   forConsent(as: AuthorizationServerMetadata, scopes: string[] | undefined): Promise<ClientIdentity>;
   /** The client the context was asked with; another one (re-registered since) cannot use its code or tokens. */
