@@ -33,5 +33,3 @@ export function createLogger(options: { level: string; name?: string; destinatio
     options.destination,
   );
 }
-
-export type { Logger };

@@ -17,7 +17,7 @@ import {
  * running them is request.ts and provider.ts.
  */
 
-export const OPERATION_LIMITS = {
+const OPERATION_LIMITS = {
   /** Operations read from one document (GitHub's REST API has about 1,200). */
   operations: 5000,
   /** A tool's description, at most. */

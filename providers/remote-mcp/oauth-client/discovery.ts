@@ -27,7 +27,7 @@ export interface DiscoveredAuthorization {
   scopes: string[] | undefined;
 }
 
-export interface DiscoveryOptions extends EgressOptions {
+interface DiscoveryOptions extends EgressOptions {
   /** A challenge already in hand (a 401 or 403 of a real call): no probe is sent. */
   challenge?: string | null;
   /** Only this authorization server may be used (a pre-registered client's issuer). */
