@@ -24,7 +24,7 @@ export interface OpenApiProviderOptions {
 }
 
 /** The document's first server, its `{variables}` given their defaults; an absolute http(s) URL. */
-function documentBaseUrl(doc: OpenApiDocument): string {
+export function documentBaseUrl(doc: OpenApiDocument): string {
   const servers = doc.root.servers;
   const first = Array.isArray(servers) ? servers[0] : undefined;
   if (!isObject(first) || typeof first.url !== 'string')
