@@ -312,7 +312,7 @@ export const baseEnvSchema = z.object({
   COOKIE_CHECK_TTL_SEC: z.coerce.number().int().min(0).default(60),
 });
 
-export type BaseEnv = z.infer<typeof baseEnvSchema>;
+type BaseEnv = z.infer<typeof baseEnvSchema>;
 
 /**
  * Variables a production deployment must set: the defaults only suit a laptop, and the secrets
