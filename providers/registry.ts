@@ -11,6 +11,7 @@ export interface ResolvedOAuth2 {
   tokenUrl: string;
   revokeUrl?: string;
   scopes: string[];
+  scopeSeparator: string;
   authorizeParams: Record<string, string>;
   clientId: string;
   clientSecret: string;
@@ -277,6 +278,7 @@ export class ProviderRegistry {
       tokenUrl: env.urls.TOKEN_URL ?? oauth.tokenUrl,
       revokeUrl: env.urls.REVOKE_URL ?? oauth.revokeUrl,
       scopes: oauth.scopes,
+      scopeSeparator: oauth.scopeSeparator ?? ' ',
       authorizeParams: oauth.authorizeParams ?? {},
       clientId: env.clientId,
       clientSecret: env.clientSecret,

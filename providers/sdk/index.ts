@@ -23,6 +23,8 @@ export interface OAuth2Manifest {
   authorizeParams?: Record<string, string>;
   /** True when every refresh returns a new refresh token and the old one stops working. */
   rotatesRefreshTokens?: boolean;
+  /** Between scopes in the authorize request's `scope` (default a space; Slack and Shopify want commas). */
+  scopeSeparator?: string;
   clientAuth?: 'client_secret_post' | 'client_secret_basic';
 }
 

@@ -59,7 +59,7 @@ async function buildConsentUrl(endpoints: ResolvedOAuth2, redirectUri: string): 
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(oauthConfiguration(endpoints), {
     redirect_uri: redirectUri,
-    scope: endpoints.scopes.join(' '),
+    scope: endpoints.scopes.join(endpoints.scopeSeparator),
     state,
     code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
