@@ -411,7 +411,7 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
     });
   }
   if (values.NODE_ENV === 'production') {
-    // Production never runs on a missing, example or guessable secret (docs/configuration.md).
+    // Production never runs on a missing, example or guessable secret (docs/reference/configuration.md).
     const signing = signingSecretProblem(values.PORTAL_SIGNING_SECRET);
     if (signing) problems.push({ variable: 'PORTAL_SIGNING_SECRET', message: signing });
     const keys = encryptionKeysProblem(env.ENCRYPTION_KEYS, values.ENCRYPTION_KEYS);

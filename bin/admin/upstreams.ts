@@ -70,9 +70,9 @@ export const upstreamGroup: Group = {
       summary: 'Add an upstream MCP server for one tenant; prints it (never a secret)',
       details: [
         'The entry is a catalog name ("deepwiki") or a JSON entry of the same shape as in UPSTREAM_MCP_SERVERS',
-        '(docs/upstream-mcp.md), e.g. \'{"name":"acme","displayName":"Acme","url":"https://mcp.acme.example/mcp"}\'.',
+        '(docs/guides/upstream-mcp.md), e.g. \'{"name":"acme","displayName":"Acme","url":"https://mcp.acme.example/mcp"}\'.',
         "Its name may not be a built-in integration's or one of UPSTREAM_MCP_SERVERS. Running servers see it within",
-        'a few seconds (docs/upstream-mcp.md, "Per tenant"). Needs ENCRYPTION_KEYS.',
+        'a few seconds (docs/guides/upstream-mcp.md, "Per tenant"). Needs ENCRYPTION_KEYS.',
       ].join('\n'),
       options: { tenant: { type: 'string' } },
       positionals: ['entry'],
