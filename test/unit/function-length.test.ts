@@ -18,7 +18,6 @@ const MAX_FUNCTION_LINES = 100;
 const NOT_YET_SPLIT = [
   'bin/support/local-stack.ts startLocalStack',
   'providers/remote-mcp/oauth-flow.ts upstreamOAuthFlow',
-  'features/catalog/tool-search.ts read',
   'surfaces/portal/cookie-capture/router.ts cookieCaptureRouter',
   'surfaces/mcp/tasks/durable-tasks.ts durableTasks',
 ];
