@@ -5,6 +5,7 @@ import * as executeOverhead from './execute-overhead.js';
 import * as hostileTenant from './hostile-tenant.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { writeResults } from './lib/results.js';
+import * as openapiSweep from './openapi-sweep.js';
 import * as parkedWaits from './parked-waits.js';
 import * as refreshStorm from './refresh-storm.js';
 import * as search from './search.js';
@@ -21,6 +22,7 @@ const BENCHMARKS: Benchmark[] = [
   refreshStorm,
   search,
   storedResults,
+  openapiSweep,
   hostileTenant,
 ];
 

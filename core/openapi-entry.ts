@@ -65,7 +65,7 @@ const oauth2Auth = z
     message: '"app" brings its own endpoints and client; leave authorizeUrl, tokenUrl and envPrefix out',
   });
 
-export const openapiAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, bearerAuth, oauth2Auth]);
+const openapiAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, bearerAuth, oauth2Auth]);
 
 const accessLevel = z.enum(['read', 'write', 'destructive']);
 const pattern = z.string().min(1).max(300);

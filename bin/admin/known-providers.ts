@@ -2,13 +2,21 @@ import type { Config } from '../../core/config.js';
 import type { Queryable } from '../../platform/database/queryable.js';
 import { listTenantUpstreams } from '../../platform/database/tenant-upstream-servers.js';
 import { builtinProviders } from '../../providers/builtin/index.js';
+import { openapiAuthMode, parseOpenApiIntegrations } from '../../providers/openapi/config.js';
 import { parseUpstreamServers } from '../../providers/remote-mcp/config.js';
 
-/** Integration names and auth modes the admin CLI accepts: the built-ins and the operator's upstream MCP servers. */
-export function knownIntegrations(config: Pick<Config, 'UPSTREAM_MCP_SERVERS'>): { name: string; auth: string }[] {
+type KnownConfig = Pick<Config, 'UPSTREAM_MCP_SERVERS' | 'OPENAPI_INTEGRATIONS'>;
+
+/**
+ * Integration names and auth modes the admin CLI accepts: the built-ins, the operator's upstream
+ * MCP servers and OpenAPI integrations — read from the same variables the server reads (only the
+ * entries; the CLI never opens an OpenAPI document).
+ */
+export function knownIntegrations(config: KnownConfig): { name: string; auth: string }[] {
   return [
     ...builtinProviders.map((p) => ({ name: p.manifest.name, auth: p.manifest.auth })),
     ...parseUpstreamServers(config.UPSTREAM_MCP_SERVERS).map((e) => ({ name: e.name, auth: e.auth.type })),
+    ...parseOpenApiIntegrations(config.OPENAPI_INTEGRATIONS).map((e) => ({ name: e.name, auth: openapiAuthMode(e) })),
   ];
 }
 
@@ -17,7 +25,7 @@ export function knownIntegrations(config: Pick<Config, 'UPSTREAM_MCP_SERVERS'>):
  * (`upstream add`). The database is read only when `names` holds one the deployment lacks.
  */
 export async function knownIntegrationsOf(
-  config: Pick<Config, 'UPSTREAM_MCP_SERVERS'>,
+  config: KnownConfig,
   db: () => Promise<Queryable>,
   tenantId: string,
   names: readonly string[] = [],

@@ -46,7 +46,7 @@ async function integration(values: Values, ctx: Context, tenantId: string): Prom
   const known = await knownIntegrationsOf(ctx.config, ctx.db, tenantId, [name]);
   const provider = known.find((p) => p.name === name);
   if (!provider) throw new UsageError(`unknown integration "${name}" (known: ${known.map((p) => p.name).join(', ')})`);
-  if (provider.auth === 'none') throw new UsageError(`${name} needs no account: it is built in and always connected`);
+  if (provider.auth === 'none') throw new UsageError(`${name} needs no account: it connects with no credential and is always connected`);
   return name;
 }
 

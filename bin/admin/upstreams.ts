@@ -16,7 +16,7 @@ import { builtinProviders } from '../../providers/builtin/index.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { upstreamFactory, upstreamProviders } from '../../providers/remote-mcp/index.js';
 import { tenantClientRedirectUri } from '../../providers/remote-mcp/tenant-client-redirect.js';
-import { type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
+import { type Context, type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
 
 /** The deployment's registry as the server builds it, for the same checks the portal makes. */
 function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): ProviderRegistry {
@@ -30,6 +30,28 @@ function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): Pr
 function withRedirectUri(config: Pick<Config, 'PUBLIC_BASE_URL'>, summary: TenantUpstreamSummary) {
   const redirectUri = tenantClientRedirectUri(config, summary.entry);
   return redirectUri ? { ...summary, redirectUri } : summary;
+}
+
+/**
+ * Adds a server to a tenant from an entry's text (a catalog name or JSON), checked as the portal
+ * checks it, and prints it; a refused entry is a UsageError naming what is wrong.
+ */
+export async function addTenantServer(ctx: Context, tenantId: string, text: string): Promise<void> {
+  const keyring = ctx.keyring();
+  const db = await ctx.db();
+  await requireTenant(db, tenantId);
+  let entry: ReturnType<ProviderRegistry['tenantEntry']>;
+  try {
+    entry = deploymentRegistry(ctx.config, db, keyring).tenantEntry(text);
+  } catch (err) {
+    throw new UsageError(`entry: ${(err as Error).message}`);
+  }
+  try {
+    ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' })));
+  } catch (err) {
+    if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function positional(positionals: string[], what: string): string {
@@ -55,23 +77,7 @@ export const upstreamGroup: Group = {
       options: { tenant: { type: 'string' } },
       positionals: ['entry'],
       async run(values, positionals, ctx) {
-        const tenantId = need(values, 'tenant');
-        const text = positional(positionals, 'entry: a catalog name or a JSON entry');
-        const keyring = ctx.keyring();
-        const db = await ctx.db();
-        await requireTenant(db, tenantId);
-        let entry: ReturnType<ProviderRegistry['tenantEntry']>;
-        try {
-          entry = deploymentRegistry(ctx.config, db, keyring).tenantEntry(text);
-        } catch (err) {
-          throw new UsageError(`entry: ${(err as Error).message}`);
-        }
-        try {
-          ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' })));
-        } catch (err) {
-          if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
-          throw err;
-        }
+        await addTenantServer(ctx, need(values, 'tenant'), positional(positionals, 'entry: a catalog name or a JSON entry'));
       },
     },
     oneOptionCommand(

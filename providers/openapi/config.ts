@@ -34,6 +34,11 @@ export function parseOpenApiIntegrations(value: string | undefined): OpenApiEntr
   return entries;
 }
 
+/** How an entry's accounts are connected, as its provider's manifest says: a bearer token is entered like a key. */
+export function openapiAuthMode(entry: OpenApiEntry): 'none' | 'apikey' | 'oauth2' {
+  return entry.auth.type === 'bearer' ? 'apikey' : entry.auth.type;
+}
+
 /** What the entries add to the environment: each OAuth entry's `<PREFIX>_CLIENT_ID`/`_SECRET` and endpoint overrides. */
 export function openapiEnvSpecs(value: string | undefined): ProviderEnvSpec[] {
   return parseOpenApiIntegrations(value).map((entry) => ({

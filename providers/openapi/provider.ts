@@ -183,7 +183,7 @@ function toolOf(entry: OpenApiEntry, op: OperationSpec, checker: () => SchemaChe
   };
 }
 
-export interface BuiltOpenApiProvider {
+interface BuiltOpenApiProvider {
   provider: Provider;
   operations: OperationSpec[];
   refused: { operation: string; reason: string }[];

@@ -249,6 +249,45 @@ describe('admin CLI', () => {
     expect(bad.stderr).toContain('UPSTREAM_MCP_SERVERS: [0].name');
   });
 
+  it("knows the operator's OpenAPI integrations from OPENAPI_INTEGRATIONS, as the server does", async () => {
+    const openapiEnv = {
+      ...env,
+      OPENAPI_INTEGRATIONS: JSON.stringify([
+        {
+          name: 'petstore',
+          displayName: 'Petstore',
+          document: '@octokit/openapi/generated/api.github.com.json',
+          baseUrl: 'https://petstore.example',
+          auth: { type: 'bearer' },
+        },
+        {
+          name: 'weather',
+          displayName: 'Weather',
+          document: '@octokit/openapi/generated/api.github.com.json',
+          baseUrl: 'https://weather.example',
+        },
+      ]),
+    };
+    const run = (...args: string[]) => inProcess(args, openapiEnv);
+    const set = await run('settings', 'set', '--tenant', tenantId, '--enable-providers', 'github,petstore,weather');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout).enabledProviders).toEqual(['github', 'petstore', 'weather']);
+    // Without the variable the CLI does not know them (it reads what the server reads, nothing else).
+    expect((await admin('settings', 'set', '--tenant', tenantId, '--enable-providers', 'petstore')).stderr).toMatch(
+      /unknown provider "petstore"/,
+    );
+    expect((await run('org-account', 'create', '--tenant', tenantId, '--integration', 'weather', '--label', 'x')).stderr).toMatch(
+      /needs no account/,
+    );
+    const created = await run('org-account', 'create', '--tenant', tenantId, '--integration', 'petstore', '--label', 'Pets org');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    await pool.query(`DELETE FROM accounts WHERE id = $1`, [created.stdout.trim()]);
+    await run('settings', 'set', '--tenant', tenantId, '--all-providers');
+    const bad = await inProcess(['settings', 'show', '--tenant', tenantId], { ...env, OPENAPI_INTEGRATIONS: '[{"name":"Bad"}]' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('OPENAPI_INTEGRATIONS: [0].name');
+  });
+
   it('creates, shares, lists and deletes organisation accounts, never with a secret', async () => {
     const [github, slack] = (
       await Promise.all([
