@@ -615,8 +615,31 @@ export class ToolSearchIndex {
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
     }
+    deferToHandWritten(hits);
     hits.sort(byRank);
     return hits.slice(0, options.limit);
+  }
+}
+
+/**
+ * How close a tool of the integration another defers to (ProviderManifest.defersTo) must come to
+ * the deferring tool's score to rank before it: "about as well", not merely matching — a
+ * hand-written tool that answers a different request must not push the right imported one down.
+ */
+export const SEARCH_DEFERRAL = 0.8;
+
+/** Puts a deferring tool just below the best tool of the integration it defers to, where that one scores within SEARCH_DEFERRAL of it. */
+function deferToHandWritten(hits: ToolSearchHit[]): void {
+  const best = new Map<string, number>();
+  for (const hit of hits) {
+    const name = hit.entry.provider.manifest.name;
+    best.set(name, Math.max(best.get(name) ?? 0, hit.score));
+  }
+  for (const hit of hits) {
+    const to = hit.entry.provider.manifest.defersTo;
+    const theirs = to ? best.get(to) : undefined;
+    if (theirs !== undefined && theirs >= SEARCH_DEFERRAL * hit.score && theirs <= hit.score)
+      hit.score = Math.round((theirs - 1e-6) * 1e6) / 1e6;
   }
 }
 

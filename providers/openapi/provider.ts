@@ -77,6 +77,8 @@ function manifestOf(entry: OpenApiEntry, doc: OpenApiDocument, apiBaseUrl: strin
     envPrefix: envPrefixOf(entry),
     toolPrefix: entry.name.replace(/-/g, '_'),
     apiBaseUrl,
+    // On the GitHub app the integration is GitHub's: its hand-written tools go first where both match.
+    ...(entry.auth.type === 'oauth2' && entry.auth.app === 'github' && { defersTo: github.manifest.name }),
   };
   const { auth } = entry;
   if (auth.type === 'none') return { ...base, auth: 'none' };

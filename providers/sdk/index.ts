@@ -50,6 +50,12 @@ export interface ProviderManifest {
   oauth2?: OAuth2Manifest;
   apiKeyFields?: ApiKeyField[];
   cookie?: { loginUrl: string; domain: string };
+  /**
+   * Another integration of the same service whose tools this one's make way for: where a tool of
+   * each matches a request about as well (SEARCH_DEFERRAL), the other's ranks first — GitHub's
+   * hand-written tools before those imported from its OpenAPI document.
+   */
+  defersTo?: string;
 }
 
 /** The secret material a tool gets, looked up by an activity, never carried by a workflow. */
