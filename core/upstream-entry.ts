@@ -9,7 +9,7 @@ import { z } from 'zod';
 export const UPSTREAM_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const UPSTREAM_NAME_MAX_CHARS = 40;
 /** An operator's saved tools/list, as JSON, at most. */
-const TOOLS_SNAPSHOT_MAX_CHARS = 1024 * 1024;
+export const TOOLS_SNAPSHOT_MAX_CHARS = 1024 * 1024;
 
 const headerName = z
   .string()

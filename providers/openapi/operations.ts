@@ -17,7 +17,7 @@ import {
  * running them is request.ts and provider.ts.
  */
 
-const OPERATION_LIMITS = {
+export const OPERATION_LIMITS = {
   /** Operations read from one document (GitHub's REST API has about 1,200). */
   operations: 5000,
   /** A tool's description, at most. */

@@ -14,6 +14,7 @@ import { noStore } from '../portal/no-store.js';
 import { portalRouter } from '../portal/portal-router.js';
 import { refuseCrossSiteWrites } from '../portal/same-origin-writes.js';
 import { perKeyRateLimit, requireApiKey } from './auth.js';
+import { JSON_BODY_LIMIT } from './body-limits.js';
 import { codecRouter } from './codec-endpoint.js';
 import { readiness } from './health.js';
 import { hostOriginGuard } from './host-origin-guard.js';
@@ -64,7 +65,7 @@ export function createApp(ctx: ServiceContext): express.Express {
   const limiter = perKeyRateLimit(ctx);
   const api = express.Router();
   // Not strict: a body of null, a string or a number reaches the route, which names the problem.
-  api.use(express.json({ limit: '1mb', strict: false }));
+  api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
   api.use(requireApiKey(ctx));
   api.use(limiter);
   api.post(

@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { z } from 'zod';
 import type { ServiceContext } from '../../features/context.js';
 import { KeyringPayloadCodec } from '../../platform/temporal/payload-codec.js';
+import { CODEC_BODY_LIMIT } from './body-limits.js';
 import { type CodecCaller, codecCallerOf } from './codec-access.js';
 import { resolveStoredResultsInPayloads } from './codec-results.js';
 
@@ -118,7 +119,7 @@ export function codecRouter(ctx: ServiceContext): Router {
     }
   };
 
-  const body = express.json({ limit: '4mb' });
+  const body = express.json({ limit: CODEC_BODY_LIMIT });
   router.post('/codec/decode', authorise('decode'), body, handle('decode'));
   router.post('/codec/encode', authorise('encode'), body, handle('encode'));
   return router;

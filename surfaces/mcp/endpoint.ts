@@ -15,6 +15,7 @@ import type { ServiceContext } from '../../features/context.js';
 import { type MetaTool, runMetaTool } from '../../features/meta-tool.js';
 import { AGENT_MCP_TOOLS, META_TOOLS } from '../../features/meta-tools.js';
 import pkg from '../../package.json' with { type: 'json' };
+import { JSON_BODY_LIMIT } from '../http/body-limits.js';
 import { RequestProgress } from './2025-11-25/connect-elicitation.js';
 import { answerWithElicitation } from './2025-11-25/url-elicitation.js';
 import { isModernRequest, modernMcp } from './2026-07-28/server.js';
@@ -166,7 +167,7 @@ export function mcpRouter(ctx: ServiceContext, authenticate: RequestHandler[]): 
     const modern = modernMcp(ctx, tools, { tasks });
     const legacy = serve(tools);
     // The same body limit, Host/Origin guard (app-wide, ahead of this) and key for both eras.
-    router.post(path, express.json({ limit: '1mb' }), ...authenticate, async (req, res) => {
+    router.post(path, express.json({ limit: JSON_BODY_LIMIT }), ...authenticate, async (req, res) => {
       // JSON-RPC batches left MCP with 2025-06-18; every revision served here sends one message per
       // POST. Refused, so a request's rate-limit count is its message count (a batch held 100).
       if (Array.isArray(req.body)) {

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { sendRequestError } from '../http/request-text-guard.js';
 
-const FORM_LIMIT = '16kb';
+export const FORM_LIMIT = '16kb';
 
 /**
  * A portal form's fields, made safe for every route that reads them: each field once, and no

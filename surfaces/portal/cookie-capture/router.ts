@@ -5,6 +5,7 @@ import { type Binding, bindBrowser, isBoundBrowser } from '../../../features/con
 import { type ConnectionAttempt, getAttempt } from '../../../features/connections/store/connection-attempts.js';
 import type { ServiceContext } from '../../../features/context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
+import { FORM_LIMIT } from '../form-body.js';
 import { messagePage, notAllowedPage } from '../html.js';
 import { readPortalUser } from '../session-cookie.js';
 import { capture } from './capture.js';
@@ -106,7 +107,7 @@ const clamp = (v: number, max: number) => Math.min(Math.max(Math.round(v), 0), m
 export function cookieCaptureRouter(ctx: ServiceContext): Router {
   const router = Router();
   const sessions = captureSessions(ctx);
-  const json = express.json({ limit: '16kb' });
+  const json = express.json({ limit: FORM_LIMIT });
   const csrf = requireCsrf(ctx);
   const script = readFileSync(new URL('./capture-client.js', import.meta.url), 'utf8');
   const own = ownSession(ctx, sessions);
