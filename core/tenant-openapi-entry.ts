@@ -11,7 +11,7 @@ import { openapiEntrySchema } from './openapi-entry.js';
 const documentUrl = z
   .url({ protocol: /^https?$/, error: 'expected the https URL of the OpenAPI document (a tenant names no file)' })
   .max(1000)
-  .refine((u) => !new URL(u).username && !new URL(u).password, { message: 'must not carry a user name or password' });
+  .refine((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), { message: 'must not carry a user name or password' });
 
 /** What an administrator types. */
 export const tenantOpenApiInputSchema = openapiEntrySchema.extend({ kind: z.literal('openapi'), document: documentUrl }).strict();
