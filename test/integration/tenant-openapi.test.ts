@@ -280,10 +280,10 @@ describe("a tenant's OpenAPI integration", () => {
     const view = await stack.services.registry.forTenant(tenant);
     const treeSchema = view.toolByQualifiedName('tree__op')?.tool.inputSchema;
     expect(JSON.stringify(treeSchema)).toContain('"child":{}');
-    // 100,000 properties in the document; the tool's schema keeps what the node bound allows.
-    const big = JSON.stringify(view.toolByQualifiedName('enormous__big')?.tool.inputSchema);
-    expect(big).toContain('"p0"');
-    expect(big.length).toBeLessThan(1_000_000);
+    // 100,000 properties in the document: past the node bound the body accepts anything (the service checks it).
+    const big = view.toolByQualifiedName('enormous__big')?.tool.inputSchema as { properties: { body: object } };
+    expect(big.properties.body).toEqual({ description: 'The JSON request body (application/json)' });
+    expect(JSON.stringify(big).length).toBeLessThan(10_000);
     for (const name of ['enormous', 'tree']) expect(await cli('upstream', 'remove', '--tenant', tenant, name)).toMatchObject({ code: 0 });
   }, 60_000);
 
