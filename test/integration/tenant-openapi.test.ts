@@ -284,7 +284,12 @@ describe("a tenant's OpenAPI integration", () => {
     const big = view.toolByQualifiedName('enormous__big')?.tool.inputSchema as { properties: { body: object } };
     expect(big.properties.body).toEqual({ description: 'The JSON request body (application/json)' });
     expect(JSON.stringify(big).length).toBeLessThan(10_000);
+    const storedDocuments = async () =>
+      (await stack.services.pool.query('SELECT count(*)::int AS n FROM tenant_openapi_documents WHERE tenant_id = $1', [tenant])).rows[0].n;
+    expect(await storedDocuments()).toBe(3);
     for (const name of ['enormous', 'tree']) expect(await cli('upstream', 'remove', '--tenant', tenant, name)).toMatchObject({ code: 0 });
+    // Only the document an entry still names (shelter's) is kept.
+    expect(await storedDocuments()).toBe(1);
   }, 60_000);
 
   it('a document whose server is an internal address is stored, but its tools cannot reach it; nothing does', async () => {
