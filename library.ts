@@ -43,7 +43,7 @@ export interface SwitchboardOptions {
   signingSecret?: string;
   /** Register the two agent tools (opt-in). */
   tools?: boolean;
-  /** Any other setting of the environment schema (docs/configuration.md), e.g. CONNECTIONS_TOOL_TIMEOUT_MS. */
+  /** Any other setting of the environment schema (docs/reference/configuration.md), e.g. CONNECTIONS_TOOL_TIMEOUT_MS. */
   env?: Record<string, string>;
   logger?: Logger;
 }

@@ -5,6 +5,7 @@ import { alternate, type Comparison, compare, comparisonTable, latencyTable, rou
 import { type BenchRun, withBenchStack } from './lib/bench-stack.js';
 import { beginRun, resultHeader } from './lib/benchmark.js';
 import { evalRegistry } from './lib/eval-catalog.js';
+import { measureGithubRestQuality, printGithubRestQuality } from './lib/github-rest-quality.js';
 import { callTool } from './lib/http.js';
 import { measureRealQuality, printRealQuality, type RealQuality } from './lib/real-quality.js';
 import { measureSplits, type QualityFigures } from './lib/search-quality.js';
@@ -50,12 +51,14 @@ export async function run(): Promise<object> {
   // The index search_tools queries, over the built-in catalog and an upstream MCP server's tools.
   const quality = measureSplits(toolIndexFor(await evalRegistry()));
   const real = await measureRealQuality();
+  const githubRest = measureGithubRestQuality();
+  printGithubRestQuality(githubRest);
   const registries = PARAMETERS.sizes.map((size) => syntheticRegistry(size));
   const sizes = inProcess(registries, queries);
   const http = await withBenchStack({ name, timeoutSec, github: false, worker: false }, (bench) =>
     overHttp(bench, registries[PARAMETERS.sizes.indexOf(PARAMETERS.goalSize)], httpRounds),
   );
-  return report({ startedAt, queries, httpRounds, quality, real, sizes, http });
+  return { ...report({ startedAt, queries, httpRounds, quality, real, sizes, http }), githubRest };
 }
 
 interface SizeResult {

@@ -2,7 +2,7 @@
  * Which account a call runs on. Pure: the caller's usable accounts come in already ordered
  * (own first, then the organisation's the caller may use), as the spec lists them.
  */
-export interface ChoosableAccount {
+interface ChoosableAccount {
   id: string;
   label: string;
   scope: 'user' | 'tenant';

@@ -12,12 +12,12 @@ export const APPROVE_DESTRUCTIVE_DEFAULT = true;
 export const SELF_APPROVER = 'self';
 
 /** Who approves when a tenant has not said: the caller themself, and administrators. */
-export const DEFAULT_APPROVER_ROLES: readonly string[] = [SELF_APPROVER, ADMIN_ROLE];
+const DEFAULT_APPROVER_ROLES: readonly string[] = [SELF_APPROVER, ADMIN_ROLE];
 
 /** How long an approval waits for a decision when a tenant has not said: 24 hours. */
-export const DEFAULT_APPROVAL_TTL_SEC = 24 * 3600;
+const DEFAULT_APPROVAL_TTL_SEC = 24 * 3600;
 /** The longest a tenant may let an approval wait: 30 days. */
-export const MAX_APPROVAL_TTL_SEC = 30 * 24 * 3600;
+const MAX_APPROVAL_TTL_SEC = 30 * 24 * 3600;
 
 /**
  * Whether a call of this tool needs approval: a tool override says so (`always-ask`, `never-ask`:

@@ -9,9 +9,9 @@ import { isSecretName } from './secret-names.js';
 /** Shown instead of a secret argument's value. */
 export const SECRET_PLACEHOLDER = '[secret]';
 /** A string longer than this many characters is cut (with an ellipsis and its length). */
-export const SUMMARY_STRING_MAX_CHARS = 300;
+const SUMMARY_STRING_MAX_CHARS = 300;
 /** At most this many items of an array, or keys of an object, are shown. */
-export const SUMMARY_ITEMS_MAX = 20;
+const SUMMARY_ITEMS_MAX = 20;
 /** Deeper values are shown as `…`. */
 const MAX_DEPTH = 4;
 
@@ -113,7 +113,7 @@ function branchesOf(schema: Schema, root: Schema, depth = 0): Schema[] {
  * `format: "password"` — on the schema itself, behind a local `$ref`, or on any of its
  * anyOf/oneOf/allOf branches (`Optional[SecretStr]`, a nullable secret): when unsure, redact.
  */
-export function isSecretSchema(schema: unknown, root?: unknown): boolean {
+function isSecretSchema(schema: unknown, root?: unknown): boolean {
   if (!schema || typeof schema !== 'object') return false;
   const r = (root ?? schema) as Schema;
   const find = () =>
@@ -225,7 +225,7 @@ export function sealedArguments(
 }
 
 /** Shorter secret arguments are not redacted from answers: a short value (a count, a word under a key that only looks secret, `bypass`) would mangle them. */
-export const SECRET_ARGUMENT_MIN_CHARS = 8;
+const SECRET_ARGUMENT_MIN_CHARS = 8;
 
 /**
  * The text of every secret argument (each string of at least SECRET_ARGUMENT_MIN_CHARS inside a

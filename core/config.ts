@@ -221,6 +221,10 @@ export const baseEnvSchema = z.object({
   OPENAPI_INTEGRATIONS: optionalString,
   /** Hosts (or host:port) upstream MCP servers may be at even on loopback or private addresses. */
   UPSTREAM_MCP_ALLOWED_HOSTS: hostList,
+  /** The MCP Registry administrators search for remote servers (providers/remote-mcp/mcp-registry.ts). */
+  MCP_REGISTRY_URL: z
+    .url({ protocol: /^https?$/, error: 'expected the http(s) URL of an MCP Registry' })
+    .default('https://registry.modelcontextprotocol.io'),
   /** Seconds an upstream server's tool list is kept before it is listed again. */
   UPSTREAM_MCP_TOOLS_TTL_SEC: positiveInt.default(300),
   /** Seconds an upstream server's MCP session (one per credential and process) stays open unused. */
@@ -308,7 +312,7 @@ export const baseEnvSchema = z.object({
   COOKIE_CHECK_TTL_SEC: z.coerce.number().int().min(0).default(60),
 });
 
-export type BaseEnv = z.infer<typeof baseEnvSchema>;
+type BaseEnv = z.infer<typeof baseEnvSchema>;
 
 /**
  * Variables a production deployment must set: the defaults only suit a laptop, and the secrets
@@ -407,7 +411,7 @@ export function loadConfig(env: Record<string, string | undefined>, providers: r
     });
   }
   if (values.NODE_ENV === 'production') {
-    // Production never runs on a missing, example or guessable secret (docs/configuration.md).
+    // Production never runs on a missing, example or guessable secret (docs/reference/configuration.md).
     const signing = signingSecretProblem(values.PORTAL_SIGNING_SECRET);
     if (signing) problems.push({ variable: 'PORTAL_SIGNING_SECRET', message: signing });
     const keys = encryptionKeysProblem(env.ENCRYPTION_KEYS, values.ENCRYPTION_KEYS);

@@ -25,7 +25,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 /** Problems named per set of arguments; the rest are counted in one more entry. */
-export const MAX_REPORTED_ISSUES = 20;
+const MAX_REPORTED_ISSUES = 20;
 const ISSUE_MESSAGE_MAX_CHARS = 300;
 const PATH_PART_MAX_CHARS = 100;
 const PATH_MAX_PARTS = 20;

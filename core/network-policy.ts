@@ -11,19 +11,11 @@
  * the refusal for the hosts it names.
  */
 
-export type AddressKind =
-  | 'loopback'
-  | 'private'
-  | 'carrier-grade NAT'
-  | 'link-local'
-  | 'unspecified'
-  | 'multicast'
-  | 'metadata'
-  | 'reserved';
+type AddressKind = 'loopback' | 'private' | 'carrier-grade NAT' | 'link-local' | 'unspecified' | 'multicast' | 'metadata' | 'reserved';
 
-export type AddressVerdict = { allowed: true } | { allowed: false; kind: AddressKind };
+type AddressVerdict = { allowed: true } | { allowed: false; kind: AddressKind };
 
-export interface ParsedIp {
+interface ParsedIp {
   family: 4 | 6;
   /** 4 or 16 bytes, network order. */
   bytes: Uint8Array;
@@ -76,7 +68,7 @@ export function parseIPv4(text: string): Uint8Array | undefined {
 }
 
 /** An IPv6 address (optionally in brackets, with a zone id, or ending in dotted IPv4). */
-export function parseIPv6(text: string): Uint8Array | undefined {
+function parseIPv6(text: string): Uint8Array | undefined {
   let s = text;
   if (s.startsWith('[') && s.endsWith(']')) s = s.slice(1, -1);
   const zone = s.indexOf('%');

@@ -50,6 +50,13 @@ const oauth2Auth = z
   .object({
     type: z.literal('oauth2'),
     app: z.enum(['github']).optional(),
+    /** A well-known service's endpoints and habits (providers/openapi/oauth-services.ts), e.g. "notion". */
+    service: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,40}$/, 'expected a service name, e.g. "notion"')
+      .optional(),
+    /** The account's subdomain, for a service whose endpoints have one (Shopify's shop, Zendesk's account). */
+    subdomain: z.string().max(63).optional(),
     authorizeUrl: httpsUrl.optional(),
     tokenUrl: httpsUrl.optional(),
     revokeUrl: httpsUrl.optional(),
@@ -61,11 +68,15 @@ const oauth2Auth = z
       .optional(),
   })
   .strict()
-  .refine((a) => !a.app || (!a.authorizeUrl && !a.tokenUrl && !a.envPrefix), {
-    message: '"app" brings its own endpoints and client; leave authorizeUrl, tokenUrl and envPrefix out',
+  .refine((a) => !a.app || (!a.authorizeUrl && !a.tokenUrl && !a.envPrefix && !a.service), {
+    message: '"app" brings its own endpoints and client; leave authorizeUrl, tokenUrl, envPrefix and service out',
+  })
+  .refine((a) => !a.service || (!a.authorizeUrl && !a.tokenUrl), {
+    message:
+      '"service" brings its own endpoints; leave authorizeUrl and tokenUrl out (override them with <PREFIX>_AUTHORIZE_URL / _TOKEN_URL)',
   });
 
-export const openapiAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, bearerAuth, oauth2Auth]);
+const openapiAuthSchema = z.discriminatedUnion('type', [noAuth, apiKeyAuth, bearerAuth, oauth2Auth]);
 
 const accessLevel = z.enum(['read', 'write', 'destructive']);
 const pattern = z.string().min(1).max(300);

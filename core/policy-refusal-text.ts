@@ -1,7 +1,7 @@
 import type { ToolErrorCode } from './execution.js';
 import type { policyRefusal } from './policy.js';
 
-export type PolicyRefusal = NonNullable<ReturnType<typeof policyRefusal>>;
+type PolicyRefusal = NonNullable<ReturnType<typeof policyRefusal>>;
 
 /**
  * What a caller is told when the tenant policy refuses a tool: the same code and words whether the

@@ -4,7 +4,7 @@
  */
 
 export const REDACTED = '[redacted]';
-export const ERROR_TEXT_MAX_CHARS = 300;
+const ERROR_TEXT_MAX_CHARS = 300;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -60,7 +60,7 @@ export function redact(text: string, secrets: readonly string[]): string {
  * base64 inside a longer encoded text the secret may start at any of three byte offsets; each
  * offset's form keeps only the characters that encode the secret's bytes alone.
  */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
   const forms = new Set([secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())]);
   const bytes = encoder.encode(secret);
   for (let offset = 0; offset < 3; offset++) {

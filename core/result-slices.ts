@@ -10,7 +10,7 @@ const decoder = new TextDecoder();
 
 const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
 
-export interface ResultSlice {
+interface ResultSlice {
   /** The text from `offset`, at most `maxBytes` bytes of UTF-8, never half a character. */
   text: string;
   /** Where the slice starts: the offset asked for, moved back to the start of its character if it fell inside one. */

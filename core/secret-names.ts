@@ -53,7 +53,7 @@ const SECRET_KEY_KINDS = new Set(['api', 'private', 'access', 'secret', 'signing
 const SECRET_FORM_WORDS = new Set(['confirm', 'confirmation', 'again', 'repeat', 'value', 'b64', 'base64', 'encoded', 'hex']);
 
 /** The name's words, lower case: `XApiKey` → x, api, key; `bypass_pull_request_allowances` → bypass, pull, request, allowances. */
-export function nameWords(name: string): string[] {
+function nameWords(name: string): string[] {
   return name
     .slice(-NAME_MAX_CHARS)
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')

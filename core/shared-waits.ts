@@ -1,5 +1,5 @@
 /** Deadlines this close together count as the same wait. */
-export const SAME_DEADLINE_MS = 1_000;
+const SAME_DEADLINE_MS = 1_000;
 
 /**
  * Waits on one thing (a workflow's Update) shared by the callers of one process: Temporal admits

@@ -7,7 +7,7 @@ import { MIN_SIGNING_SECRET_LENGTH } from './secret-checks.js';
  * Short-lived signed tokens (HS256 JWTs): connect links bound to a caller, and portal sessions.
  * Each kind has its own audience so one can never stand in for the other.
  */
-export type TokenKind = 'connect-link' | 'portal-session';
+type TokenKind = 'connect-link' | 'portal-session';
 
 /**
  * Tokens verified lately, remembered until they expire. Every portal request verifies its session

@@ -9,7 +9,7 @@ import { z } from 'zod';
 export const UPSTREAM_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const UPSTREAM_NAME_MAX_CHARS = 40;
 /** An operator's saved tools/list, as JSON, at most. */
-export const TOOLS_SNAPSHOT_MAX_CHARS = 1024 * 1024;
+const TOOLS_SNAPSHOT_MAX_CHARS = 1024 * 1024;
 
 const headerName = z
   .string()
@@ -40,7 +40,7 @@ const noAuth = z.object({ type: z.literal('none') }).strict();
 const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/, 'expected an OAuth scope (no spaces or quotes)');
 
 /**
- * OAuth discovered from the server (docs/upstream-mcp-auth.md). Without a client, Switchboard
+ * OAuth discovered from the server (docs/reference/upstream-mcp-auth.md). Without a client, Switchboard
  * registers itself (Client ID Metadata Document or dynamic registration); `clientId` (and
  * `clientSecret` for a confidential client) is a client the operator registered by hand, best
  * with the `issuer` it belongs to, so it is never sent to another authorization server. `scopes`

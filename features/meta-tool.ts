@@ -21,7 +21,7 @@ export interface MetaTool<S extends z.ZodType = z.ZodType> {
 }
 
 /** What a surface offers one call beyond its arguments. */
-export interface MetaToolCall {
+interface MetaToolCall {
   /** MCP: the client sent a progressToken, and notifications/progress reach it on this request's stream. */
   progress?: BatchProgress;
   /** An MCP task runs the call: how its tool batch is started and joined (surfaces/mcp/tasks/). */

@@ -11,7 +11,7 @@ import { MetaToolError } from '../core/errors.js';
  * (WAITS_MAX_PER_TENANT), so neither one user nor one tenant's users together can hold them all.
  * Counted in this process's memory: the connections they hold are this process's too.
  */
-export type WaitKind = 'wait' | 'task-result' | 'task-subscription' | 'eliciting';
+type WaitKind = 'wait' | 'task-result' | 'task-subscription' | 'eliciting';
 
 export type WaitLimits = Pick<Config, 'WAITS_MAX_PER_USER' | 'WAITS_MAX_PER_TENANT'>;
 

@@ -14,6 +14,7 @@ export interface ResolvedOAuth2 {
   tokenUrl: string;
   revokeUrl?: string;
   scopes: string[];
+  scopeSeparator: string;
   authorizeParams: Record<string, string>;
   clientId: string;
   clientSecret: string;
@@ -313,6 +314,7 @@ export class ProviderRegistry {
       tokenUrl: env.urls.TOKEN_URL ?? oauth.tokenUrl,
       revokeUrl: env.urls.REVOKE_URL ?? oauth.revokeUrl,
       scopes: oauth.scopes,
+      scopeSeparator: oauth.scopeSeparator ?? ' ',
       authorizeParams: oauth.authorizeParams ?? {},
       clientId: env.clientId,
       clientSecret: env.clientSecret,

@@ -19,10 +19,10 @@ export const TENANT_DOCUMENTS_CACHED = 16;
  * How long a tenant's view is answered without reading its rows again. Another process's change
  * (the admin CLI, another server) shows within this; this process's own portal changes at once.
  */
-export const TENANT_VIEW_TTL_MS = 5000;
+const TENANT_VIEW_TTL_MS = 5000;
 
 /** A tenant nobody asked for in this long has its servers' sessions closed and its view dropped (built again on use). */
-export const TENANT_VIEW_IDLE_MS = 10 * 60_000;
+const TENANT_VIEW_IDLE_MS = 10 * 60_000;
 
 interface Built {
   fingerprint: string;

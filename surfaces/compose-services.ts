@@ -23,7 +23,7 @@ import type { Provider } from '../providers/sdk/index.js';
  * An upstream built with its own network exception (its loopback origin) in place of
  * UPSTREAM_MCP_ALLOWED_HOSTS: the demo integration `npm start` serves (demo/integration.ts).
  */
-export interface ExceptedUpstream {
+interface ExceptedUpstream {
   entry: UpstreamEntry;
   allowedHosts: AllowedHost[];
 }
@@ -53,7 +53,7 @@ export function allProviders(
  * Temporal client and the secrets are the caller's: the server and worker bins open their own
  * (bin/support/services.ts), the library is given or makes them (library.ts).
  */
-export interface ServiceParts {
+interface ServiceParts {
   config: Config;
   pool: Pool;
   keyring: Keyring;

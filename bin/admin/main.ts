@@ -10,6 +10,7 @@ import { type Command, type Context, type Group, PROGRAM, UsageError } from './c
 import { keyCommands } from './keys.js';
 import { orgAccountGroup } from './org-accounts.js';
 import { peopleCommands } from './people.js';
+import { registryGroup } from './registry.js';
 import { settingsGroup } from './settings.js';
 import { sourceCommands } from './sources.js';
 import { upstreamGroup } from './upstreams.js';
@@ -21,7 +22,15 @@ export interface AdminIO {
   env: Record<string, string | undefined>;
 }
 
-const ENTRIES: (Command | Group)[] = [...peopleCommands, ...keyCommands, ...sourceCommands, settingsGroup, orgAccountGroup, upstreamGroup];
+const ENTRIES: (Command | Group)[] = [
+  ...peopleCommands,
+  ...keyCommands,
+  ...sourceCommands,
+  settingsGroup,
+  orgAccountGroup,
+  upstreamGroup,
+  registryGroup,
+];
 
 const isGroup = (entry: Command | Group): entry is Group => 'commands' in entry;
 const isHelp = (arg: string) => arg === '--help' || arg === '-h';

@@ -170,7 +170,7 @@ export const settingsGroup: Group = {
         '  --tool-overrides     pattern=mode items, by qualified tool name (notion_api_post_search, playwright_browser_*):',
         '                       never-ask (no approval), always-ask (approval for every call), read-only (the tool counts',
         '                       as reading: no approval for being destructive); the most specific matching pattern decides',
-        `                       (at most ${TOOL_OVERRIDES_MAX}); --no-tool-overrides removes them (docs/approvals.md)`,
+        `                       (at most ${TOOL_OVERRIDES_MAX}); --no-tool-overrides removes them (docs/guides/approvals.md)`,
         'Tool names are unqualified (list_repos, not github_list_repos), except in --tool-overrides.',
         'Patterns use letters, digits, _, - and *, where * matches any run of characters. Quote them in the shell.',
       ].join('\n'),

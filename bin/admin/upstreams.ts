@@ -17,7 +17,7 @@ import { tenantOpenApiFactory } from '../../providers/openapi/tenant.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { upstreamFactory, upstreamProviders } from '../../providers/remote-mcp/index.js';
 import { tenantClientRedirectUri } from '../../providers/remote-mcp/tenant-client-redirect.js';
-import { type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
+import { type Context, type Group, need, oneOptionCommand, requireTenant, UsageError } from './cli.js';
 
 /** The deployment's registry as the server builds it, for the same checks the portal makes. */
 function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): ProviderRegistry {
@@ -42,6 +42,28 @@ function withRedirectUri(config: Pick<Config, 'PUBLIC_BASE_URL'>, summary: Tenan
   return redirectUri ? { ...summary, redirectUri } : summary;
 }
 
+/**
+ * Adds a server to a tenant from an entry's text (a catalog name or JSON), checked as the portal
+ * checks it, and prints it; a refused entry is a UsageError naming what is wrong.
+ */
+export async function addTenantServer(ctx: Context, tenantId: string, text: string): Promise<void> {
+  const keyring = ctx.keyring();
+  const db = await ctx.db();
+  await requireTenant(db, tenantId);
+  let addition: Awaited<ReturnType<ProviderRegistry['tenantAddition']>>;
+  try {
+    addition = await deploymentRegistry(ctx.config, db, keyring).tenantAddition(text);
+  } catch (err) {
+    throw new UsageError(`entry: ${(err as Error).message}`);
+  }
+  try {
+    ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, createdBy: 'admin-cli', ...addition })));
+  } catch (err) {
+    if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 function positional(positionals: string[], what: string): string {
   const value = positionals[0];
   if (!value) throw new UsageError(`missing ${what}`);
@@ -58,32 +80,16 @@ export const upstreamGroup: Group = {
       summary: 'Add an upstream MCP server for one tenant; prints it (never a secret)',
       details: [
         'The entry is a catalog name ("deepwiki") or a JSON entry of the same shape as in UPSTREAM_MCP_SERVERS',
-        '(docs/upstream-mcp.md), e.g. \'{"name":"acme","displayName":"Acme","url":"https://mcp.acme.example/mcp"}\'.',
+        '(docs/guides/upstream-mcp.md), e.g. \'{"name":"acme","displayName":"Acme","url":"https://mcp.acme.example/mcp"}\'.',
         "Its name may not be a built-in integration's or one of UPSTREAM_MCP_SERVERS. Running servers see it within",
-        'a few seconds (docs/upstream-mcp.md, "Per tenant"). Needs ENCRYPTION_KEYS.',
+        'a few seconds (docs/guides/upstream-mcp.md, "Per tenant"). Needs ENCRYPTION_KEYS.',
         'An OpenAPI integration is an OPENAPI_INTEGRATIONS entry with "kind": "openapi" and the https URL of its',
         'document, which is fetched once, now, through the same network policy as upstream servers.',
       ].join('\n'),
       options: { tenant: { type: 'string' } },
       positionals: ['entry'],
       async run(values, positionals, ctx) {
-        const tenantId = need(values, 'tenant');
-        const text = positional(positionals, 'entry: a catalog name or a JSON entry');
-        const keyring = ctx.keyring();
-        const db = await ctx.db();
-        await requireTenant(db, tenantId);
-        let addition: Awaited<ReturnType<ProviderRegistry['tenantAddition']>>;
-        try {
-          addition = await deploymentRegistry(ctx.config, db, keyring).tenantAddition(text);
-        } catch (err) {
-          throw new UsageError(`entry: ${(err as Error).message}`);
-        }
-        try {
-          ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, createdBy: 'admin-cli', ...addition })));
-        } catch (err) {
-          if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
-          throw err;
-        }
+        await addTenantServer(ctx, need(values, 'tenant'), positional(positionals, 'entry: a catalog name or a JSON entry'));
       },
     },
     oneOptionCommand(

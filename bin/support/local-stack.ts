@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { childOutput } from './child-output.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -69,82 +70,22 @@ async function freePort(wanted = 0): Promise<number> {
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const pick = (name: keyof typeof DEFAULT_PORTS) => freePort(options.preferDefaultPorts ? DEFAULT_PORTS[name] : 0);
-  const ports = {
-    http: await pick('http'),
-    temporal: await pick('temporal'),
-    ui: await pick('ui'),
-    metrics: await pick('metrics'),
-    demo: await pick('demo'),
-  };
+  const ports = await pickPorts(options.preferDefaultPorts);
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-local-'));
   const schema = `s_${randomBytes(5).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(ports.http),
-    TEMPORAL_PORT: String(ports.temporal),
-    TEMPORAL_UI_PORT: String(ports.ui),
-    METRICS_PORT: String(ports.metrics),
-    DEMO_PORT: String(ports.demo),
-    SWITCHBOARD_DATA_DIR: dataDir,
-    DATABASE_URL: options.databaseUrl,
-    DATABASE_SCHEMA: schema,
-    LOG_LEVEL: 'warn',
-    ...(options.temporalCli && { TEMPORAL_CLI: options.temporalCli }),
-    ...options.env,
-  };
-  for (const name of ['TEMPORAL_ADDRESS', 'PUBLIC_BASE_URL', 'NODE_ENV', 'DEMO_INTEGRATION', 'ENCRYPTION_KEYS', 'PORTAL_SIGNING_SECRET'])
-    if (!options.env?.[name]) delete env[name];
   // Its own process group, so that Ctrl-C (SIGINT to the group) reaches it as it reaches npm start.
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], {
     cwd: ROOT,
-    env,
+    env: startEnv(options, ports, dataDir, schema),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const listeners = new Set<() => void>();
-  const append = (chunk: Buffer) => {
-    output += chunk;
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  const { output, waitFor } = childOutput(child, 'npm start');
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-
-  const waitFor: LocalStack['waitFor'] = (pattern, { from = 0, timeoutMs = 120_000 } = {}) =>
-    new Promise((done, fail) => {
-      const check = () => {
-        const match = pattern.exec(output.slice(from));
-        if (match) {
-          cleanup();
-          done(match);
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        fail(new Error(`npm start did not print ${pattern} within ${timeoutMs} ms:\n${output.slice(-3000)}`));
-      }, timeoutMs);
-      const onExit = () => {
-        cleanup();
-        fail(new Error(`npm start exited before printing ${pattern}:\n${output.slice(-3000)}`));
-      };
-      const cleanup = () => {
-        clearTimeout(timer);
-        listeners.delete(check);
-        child.off('exit', onExit);
-      };
-      listeners.add(check);
-      child.once('exit', onExit);
-      check();
-    });
 
   const removeData = async () => {
     rmSync(dataDir, { recursive: true, force: true });
-    const client = new pg.Client({ connectionString: options.databaseUrl });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await dropSchema(options.databaseUrl, schema);
   };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT');
@@ -161,19 +102,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await removeData();
     throw err;
   }
-  const line = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)?.[1] ?? '';
-  const exportLine = /^ *(export SB=\S+ KEY=\S+ SB_USER=\S+)$/m.exec(output)?.[1] ?? '';
-  const vars = Object.fromEntries([...exportLine.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
   return {
-    printed: {
-      exportLine,
-      baseUrl: vars.SB,
-      apiKey: vars.KEY,
-      userId: vars.SB_USER,
-      signInLink: line('Portal sign-in'),
-      temporalUi: line('Temporal UI'),
-      demoOrigin: line('Demo integration'),
-    },
+    printed: readPrinted(output()),
     ports,
     dataDir,
     shellEnv: {
@@ -182,8 +112,69 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DATABASE_SCHEMA: schema,
       TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
     },
-    output: () => output,
+    output,
     waitFor,
     stop,
+  };
+}
+
+/** A port for each of npm start's listeners, one after the other (so no two get the same). */
+async function pickPorts(preferDefaultPorts: boolean | undefined): Promise<LocalStack['ports']> {
+  const pick = (name: keyof typeof DEFAULT_PORTS) => freePort(preferDefaultPorts ? DEFAULT_PORTS[name] : 0);
+  return {
+    http: await pick('http'),
+    temporal: await pick('temporal'),
+    ui: await pick('ui'),
+    metrics: await pick('metrics'),
+    demo: await pick('demo'),
+  };
+}
+
+/**
+ * npm start's environment: this stack's ports, data directory and schema over this process's own;
+ * the settings a person's shell does not have by default are dropped unless the options set them,
+ * so the stack starts as it does for a person.
+ */
+function startEnv(options: LocalStackOptions, ports: LocalStack['ports'], dataDir: string, schema: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(ports.http),
+    TEMPORAL_PORT: String(ports.temporal),
+    TEMPORAL_UI_PORT: String(ports.ui),
+    METRICS_PORT: String(ports.metrics),
+    DEMO_PORT: String(ports.demo),
+    SWITCHBOARD_DATA_DIR: dataDir,
+    DATABASE_URL: options.databaseUrl,
+    DATABASE_SCHEMA: schema,
+    LOG_LEVEL: 'warn',
+    ...(options.temporalCli && { TEMPORAL_CLI: options.temporalCli }),
+    ...options.env,
+  };
+  for (const name of ['TEMPORAL_ADDRESS', 'PUBLIC_BASE_URL', 'NODE_ENV', 'DEMO_INTEGRATION', 'ENCRYPTION_KEYS', 'PORTAL_SIGNING_SECRET'])
+    if (!options.env?.[name]) delete env[name];
+  return env;
+}
+
+/** The stack's schema, gone with everything in it. */
+async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
+/** The export line and the labelled links npm start printed once it was ready. */
+function readPrinted(output: string): Printed {
+  const line = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)?.[1] ?? '';
+  const exportLine = /^ *(export SB=\S+ KEY=\S+ SB_USER=\S+)$/m.exec(output)?.[1] ?? '';
+  const vars = Object.fromEntries([...exportLine.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+  return {
+    exportLine,
+    baseUrl: vars.SB,
+    apiKey: vars.KEY,
+    userId: vars.SB_USER,
+    signInLink: line('Portal sign-in'),
+    temporalUi: line('Temporal UI'),
+    demoOrigin: line('Demo integration'),
   };
 }

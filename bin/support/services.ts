@@ -43,7 +43,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     return readConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee docs/configuration.md.\n`);
+      process.stderr.write(`${err.message}\nSee docs/reference/configuration.md.\n`);
       process.exit(2);
     }
     throw err;

@@ -16,7 +16,7 @@ import {
 } from './store/approvals.js';
 import { approvalDecidedSignal } from './workflow.js';
 
-export type DecideDeps = { pool: Pool; temporal: Client; logger: Logger };
+type DecideDeps = { pool: Pool; temporal: Client; logger: Logger };
 
 /**
  * The approval, if `who` may decide it (the tenant's approver roles, read fresh); undefined
@@ -29,7 +29,7 @@ export async function approvalFor(deps: Pick<DecideDeps, 'pool'>, who: Caller, a
   return mayApprove(settings, approval, who) ? approval : undefined;
 }
 
-export type DecideResult = { result: 'decided' | 'already-decided'; approval: Approval } | { result: 'unknown' };
+type DecideResult = { result: 'decided' | 'already-decided'; approval: Approval } | { result: 'unknown' };
 
 /**
  * A person's decision (the portal's POST, CSRF-checked and signed in): allowed by the approver

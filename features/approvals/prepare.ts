@@ -22,7 +22,7 @@ import {
 } from './store/approvals.js';
 import type { ApprovalWorkflowInput } from './workflow.js';
 
-export type ApprovalDeps = { pool: Pool; keyring: Keyring; temporal: Client; config: Config; logger: Logger };
+type ApprovalDeps = { pool: Pool; keyring: Keyring; temporal: Client; config: Config; logger: Logger };
 
 /** Room above the tool's own deadline for the credential lookup, a refresh and the audit write (as a batch has). */
 const RUN_MARGIN_MS = 30_000;

@@ -40,7 +40,7 @@ export interface ApprovalWorkflowInput {
   notifyWorkflowId?: string;
 }
 
-export interface ApprovalDecisionSignal {
+interface ApprovalDecisionSignal {
   status: 'APPROVED' | 'DENIED';
 }
 
@@ -51,7 +51,7 @@ export interface ApprovalSettled {
 
 export const approvalDecidedSignal = defineSignal<[ApprovalDecisionSignal]>('approvalDecided');
 export const waitForApprovalUpdate = defineUpdate<{ status: ApprovalStatus }, [{ timeoutSec: number }]>('waitForApproval');
-export const approvalStatusQuery = defineQuery<{ status: ApprovalStatus }>('approvalStatus');
+const approvalStatusQuery = defineQuery<{ status: ApprovalStatus }>('approvalStatus');
 /** Sent to `notifyWorkflowId` when the approval is settled (switchboard/workflow waits on it). */
 export const approvalSettledSignal = defineSignal<[ApprovalSettled]>('switchboardApprovalSettled');
 

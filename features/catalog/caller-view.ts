@@ -13,7 +13,7 @@ import { toolIndexFor } from './tool-search.js';
  * (own first, then the organisation's shared with one of the caller's roles). Loaded once per
  * request and shared by every search result.
  */
-export interface CallerView {
+interface CallerView {
   settings: TenantSettings;
   roles: string[];
   accounts: Map<string, Account[]>;
@@ -43,7 +43,7 @@ export function mayUse(view: CallerView, entry: ToolEntry): boolean {
 export const approvalMark = (view: CallerView, entry: ToolEntry): { needsApproval?: true } =>
   needsApproval(view.settings, entry) ? { needsApproval: true } : {};
 
-export interface ConnectionState {
+interface ConnectionState {
   connected: boolean;
   status?: 'active' | 'needs_reauth';
   accounts: { id: string; label: string; scope: 'user' | 'tenant'; default: boolean; status: 'active' | 'needs_reauth' }[];

@@ -32,6 +32,7 @@ export const RANKING = {
   named: 0.6,
   inPassing: 0.25,
   nameRelated: 0.7,
+  coverage: 0.2,
 };
 const FIELD_WEIGHTS = RANKING.fields;
 type Field = keyof typeof FIELD_WEIGHTS;
@@ -108,6 +109,11 @@ export class CatalogRanker {
   /** Integration-name word → integration names. */
   private readonly namingWords = new Map<string, Set<string>>();
   private readonly integrationOf: string[] = [];
+  /**
+   * Per tool, the terms of its name that tell it apart from its integration's other tools (not
+   * boilerplate, not the integration's own name): how much of them a request says is `coverage`.
+   */
+  private readonly nameTerms: string[][] = [];
 
   constructor(entries: readonly ToolEntry[]) {
     const fieldTerms: Record<Field, string[]>[] = [];
@@ -147,6 +153,8 @@ export class CatalogRanker {
         for (const term of terms[f]) tf.set(term, (tf.get(term) ?? 0) + FIELD_WEIGHTS[f] / norm);
       }
       const damp = damping.get(this.integrationOf[i]);
+      const own = integrationTerms.get(this.integrationOf[i]) ?? [];
+      this.nameTerms.push([...new Set(terms.name)].filter((term) => (damp?.get(term) ?? 1) >= 1 && !own.includes(term)));
       for (const [term, value] of tf) {
         let list = this.postings.get(term);
         if (!list) {
@@ -240,10 +248,19 @@ export class CatalogRanker {
 
   /** Every matching tool's BM25F score over the request's terms, by qualified name, the best scaled to 1. */
   textScores(text: string): Map<string, number> {
-    const request = this.read(text);
+    const scores = this.bm25(this.read(text).terms);
+    let best = 0;
+    for (const score of scores.values()) best = Math.max(best, score);
+    const out = new Map<string, number>();
+    for (const [doc, score] of scores) out.set(this.entries[doc].qualifiedName, score / best);
+    return out;
+  }
+
+  /** Each matching tool's BM25F score over weighted terms, by tool index. */
+  private bm25(terms: ReadonlyMap<string, number>): Map<number, number> {
     const n = this.entries.length;
     const scores = new Map<number, number>();
-    for (const [term, weight] of request.terms) {
+    for (const [term, weight] of terms) {
       const list = this.postings.get(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
@@ -253,11 +270,16 @@ export class CatalogRanker {
         scores.set(doc, (scores.get(doc) ?? 0) + (weight * idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1));
       }
     }
-    let best = 0;
-    for (const score of scores.values()) best = Math.max(best, score);
-    const out = new Map<string, number>();
-    for (const [doc, score] of scores) out.set(this.entries[doc].qualifiedName, score / best);
-    return out;
+    return scores;
+  }
+
+  /** The share of a tool's distinguishing name terms (`nameTerms`) the request's terms say. */
+  private coverage(doc: number, terms: ReadonlyMap<string, number>): number | undefined {
+    const own = this.nameTerms[doc];
+    if (!own.length) return undefined;
+    let said = 0;
+    for (const term of own) said += Math.min(1, terms.get(term) ?? 0);
+    return said / own.length;
   }
 
   /** Ranked hits that pass `filter`, best first, at most `limit`; `connected` breaks ties. */
@@ -266,18 +288,7 @@ export class CatalogRanker {
     options: { limit: number; filter?: (entry: ToolEntry) => boolean; connected?: (entry: ToolEntry) => boolean },
   ): ToolSearchHit[] {
     const request = this.read(text);
-    const n = this.entries.length;
-    const scores = new Map<number, number>();
-    for (const [term, weight] of request.terms) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
-      for (let k = 0; k < list.docs.length; k++) {
-        const tf = list.tfs[k];
-        const doc = list.docs[k];
-        scores.set(doc, (scores.get(doc) ?? 0) + (weight * idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1));
-      }
-    }
+    const scores = this.bm25(request.terms);
     let best = 0;
     for (const [doc, score] of scores) if (!options.filter || options.filter(this.entries[doc])) best = Math.max(best, score);
     const hits: ToolSearchHit[] = [];
@@ -290,7 +301,8 @@ export class CatalogRanker {
         connected: options.connected?.(entry) ?? false,
       };
       // Rounded so that float noise cannot decide an order the tie-break should.
-      hits.push({ entry, score: Math.round((parts.text + RANKING.named * parts.integration) * 1e6) / 1e6, parts });
+      const coverage = RANKING.coverage * (this.coverage(doc, request.terms) ?? 0) * parts.text;
+      hits.push({ entry, score: Math.round((parts.text + coverage + RANKING.named * parts.integration) * 1e6) / 1e6, parts });
     }
     hits.sort(byRank);
     return hits.slice(0, options.limit);

@@ -16,7 +16,7 @@ export const STOP_WORDS = new Set(
     'they do does did have has had there can could would should will shall may might must please what which who whom how whats at from ' +
     'into onto about against across up out some any one our your their them us so just now want need like help also really via using ' +
     'kindly quickly then than if else when where while not no yes ok okay let lets get got give me mine our ours yours here its im ive ' +
-    'id dont doesnt isnt cant wont'
+    'id dont doesnt isnt cant wont go'
   ).split(' '),
 );
 

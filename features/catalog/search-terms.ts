@@ -58,7 +58,7 @@ export const STOP_WORDS = new Set(
   (
     'a an the of to for in on and or my me all with by as is am are was were be it its this that these those i you we ' +
     'do does did have has there can could would should please what which who how whats at from into about against ' +
-    'across up out some any one our your their them us so just now want need like help also really via using kindly quickly'
+    'across up out some any one our your their them us so just now want need like help also really via using kindly quickly go'
   ).split(' '),
 );
 

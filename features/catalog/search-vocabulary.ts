@@ -33,6 +33,7 @@ export const NAME_OPERATIONS = wordTable<Operation>({
   get: 'get',
   read: 'get',
   fetch: 'get',
+  retrieve: 'get',
   describe: 'get',
   history: 'list',
   search: 'search',

@@ -188,6 +188,32 @@ export interface IndexParts {
   relatedNames?: boolean;
 }
 
+/**
+ * Things only one integration has — a Slack "#channel", a web address, a GitHub "owner/repo" or
+ * path, an issue key — point at it (into `integrations`). Whether the request has an issue key ("PROJ-9").
+ */
+function readPointers(request: string, lower: string, operations: Weighted, integrations: Map<string, number>): boolean {
+  if (/(^|\s)#[a-z]/.test(lower)) addMax(integrations, 'slack', 1);
+  if (/(^|\s)@\w/.test(lower)) addMax(integrations, 'slack', 0.4);
+  if (/(^|\s):[a-z0-9_+-]+:/.test(lower)) addMax(integrations, 'slack', 0.6);
+  if (CSS_CLASS.test(lower)) addMax(integrations, 'browser', 0.8);
+  // A web address is a page to open ("read the article at https://…").
+  if (WEB_ADDRESS.test(lower)) {
+    addMax(integrations, 'browser', 1);
+    addOperations(operations, { open: 0.6 });
+  } else if (/\b[\w.-]+\/[\w.-]+\b/.test(lower)) addMax(integrations, 'github', 0.6);
+  // GitHub numbers its issues and pull requests; Jira and Linear have keys ("PROJ-9").
+  if (/\b(?:issue|pr|pull request)s? #?\d+\b/.test(lower)) addMax(integrations, 'github', 0.5);
+  // "acme/web#312": GitHub's own way to name an issue or pull request.
+  if (/\b[\w.-]+\/[\w.-]+#\d+\b/.test(lower)) addMax(integrations, 'github', 1);
+  const identifier = /\b[A-Z][A-Z0-9]+-\d+\b/.test(request);
+  if (identifier) {
+    addMax(integrations, 'atlassian-jira', 0.6);
+    addMax(integrations, 'linear', 0.45);
+  }
+  return identifier;
+}
+
 export class ToolSearchIndex {
   private readonly search: MiniSearch<ToolDocument>;
   private readonly byId = new Map<string, ToolEntry>();
@@ -344,60 +370,69 @@ export class ToolSearchIndex {
     const integrations = new Map<string, number>();
     for (const [pattern, ops] of INTENT_PHRASES) if (pattern.test(lower)) addOperations(operations, ops);
     for (const [phrase, name] of this.providerPhrases) if (lower.includes(phrase)) addMax(integrations, name, NAMED);
-    // Things only one integration has: a Slack "#channel", a web address, a GitHub "owner/repo" or path.
-    if (/(^|\s)#[a-z]/.test(lower)) addMax(integrations, 'slack', 1);
-    if (/(^|\s)@\w/.test(lower)) addMax(integrations, 'slack', 0.4);
-    if (/(^|\s):[a-z0-9_+-]+:/.test(lower)) addMax(integrations, 'slack', 0.6);
-    if (CSS_CLASS.test(lower)) addMax(integrations, 'browser', 0.8);
-    // A web address is a page to open ("read the article at https://…").
-    if (WEB_ADDRESS.test(lower)) {
-      addMax(integrations, 'browser', 1);
-      addOperations(operations, { open: 0.6 });
-    } else if (/\b[\w.-]+\/[\w.-]+\b/.test(lower)) addMax(integrations, 'github', 0.6);
-    // GitHub numbers its issues and pull requests; Jira and Linear have keys ("PROJ-9").
-    if (/\b(?:issue|pr|pull request)s? #?\d+\b/.test(lower)) addMax(integrations, 'github', 0.5);
-    // "acme/web#312": GitHub's own way to name an issue or pull request.
-    if (/\b[\w.-]+\/[\w.-]+#\d+\b/.test(lower)) addMax(integrations, 'github', 1);
-    const identifier = /\b[A-Z][A-Z0-9]+-\d+\b/.test(request);
-    if (identifier) {
-      addMax(integrations, 'atlassian-jira', 0.6);
-      addMax(integrations, 'linear', 0.45);
-    }
-    // A number or id names one thing: "issue #42", "note 7", "PROJ-9".
-    const subject: string[] = [];
-    let intentSeen = false;
+    const identifier = readPointers(request, lower, operations, integrations);
+    const allWords = this.readNames(request, lower, integrations);
     const plural = new Set<string>();
-    // Issue keys, owner/repo, addresses, #channels and "in the repo" say which thing or where, not
-    // what kind: they are no text to match. A file's path is a file.
-    const subjectText = request
-      // Quoted text is a value (a title, a message, a label), not what kind of thing is asked for;
-      // so is the subject of things looked for ("notes about taxes").
-      .replace(/"[^"]*"|“[^”]*”|(?<=^|\s)'[^']*'(?=$|[\s.,;:!?])/g, ' ')
-      .replace(TOPIC_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
-      .replace(CONTENT_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
-      // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words — unless its
-      // words name a tool's things ("structuredContent" is what `get_structured_content` returns).
-      .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, (symbol) => (this.namesTools(symbol) ? ` ${symbol} ` : ' code '))
-      .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
-      .replace(
-        /(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b|(?<![\w-])(?:README|CHANGELOG|CONTRIBUTING)(?![\w-])/gi,
-        ' file ',
-      )
-      .replace(/\b[\w.-]+\/[\w.-]+/g, ' ')
-      .replace(/(?:^|\s)#[a-z][\w-]*/g, ' channel ')
-      .replace(/\b[A-Z][A-Z0-9]+-\d+\b|(?:^|\s)[#@][\w-]+/g, ' ')
-      // "… so I can read the full description": why it is asked, not what.
-      .replace(/\bso (?:that )?(?:i|we|you|they) (?:can|could|may)\b.*$/i, ' ')
-      // "docs/": a directory.
-      .replace(/(?:^|\s)[\w.-]+\/(?=\s|$)/g, ' directory ')
-      // "tickets in PROJ", "issues for ENG": a project's or team's key says where, like an issue key.
-      .replace(/\b(?:in|for|from|under) (?!(?:PR|CSS|HTML|JSON|URL|API|JQL|MCP|README)\b)[A-Z][A-Z0-9]{1,9}\b/g, ' ')
-      // A Slack member id ("U024BE7LH") is a user.
-      .replace(/\b[UW](?=[A-Z0-9]*\d)[A-Z0-9]{5,}\b/g, ' user ')
-      .replace(
-        /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z][\w-]* |[a-z]+ (?=repo))?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
-        ' ',
-      );
+    const { subject, words, verb } = this.readSubject(this.subjectText(request), operations, plural);
+    // "remember" → the memory server: a learned related word that is an integration's own name points at it.
+    if (this.parts.relatedNames) for (const [name, weight] of this.catalog.relatedNames(original)) addMax(integrations, name, weight);
+    // A request pointed at an integration points at its peers as much (findPeers).
+    if (this.parts.peers)
+      for (const [name, weight] of [...integrations]) for (const peer of this.peers.get(name) ?? []) addMax(integrations, peer, weight);
+    // "repos", "issues": many of a thing are asked for, so tools named after it are asked to list,
+    // unless a verb does something else to them ("share the release notes").
+    // A request that plainly asks to search ("issues I opened", "look for …") keeps its search.
+    const many = (!verb || READING.some((op) => op in verb)) && (operations.search ?? 0) < 1 ? plural : new Set<string>();
+    // A number or id names one thing: "issue #42", "note 7", "PROJ-9". It adds to what the words ask,
+    // unless their verb does something else to it ("close PR 19").
+    if ((identifier || this.namesOne(lower)) && (!verb || READING.some((op) => op in verb))) operations.get = (operations.get ?? 0) + 0.4;
+    // A request of intent words alone ("screenshot", "delete") is its own subject.
+    return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations, words: allWords, many };
+  }
+
+  /**
+   * What the request's words are about, without what says which thing or where: issue keys,
+   * owner/repo, addresses, #channels and "in the repo" are no text to match. A file's path is a file.
+   */
+  private subjectText(request: string): string {
+    return (
+      request
+        // Quoted text is a value (a title, a message, a label), not what kind of thing is asked for;
+        // so is the subject of things looked for ("notes about taxes").
+        .replace(/"[^"]*"|“[^”]*”|(?<=^|\s)'[^']*'(?=$|[\s.,;:!?])/g, ' ')
+        .replace(TOPIC_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
+        .replace(CONTENT_CLAUSE, (clause, topic: string) => clause.slice(0, clause.length - topic.length))
+        // A code symbol ("fetchUser", "parseConfig()") is code to look for, not words — unless its
+        // words name a tool's things ("structuredContent" is what `get_structured_content` returns).
+        .replace(/\b[a-z]+[A-Z]\w*(?:\(\))?|\b\w+\(\)/g, (symbol) => (this.namesTools(symbol) ? ` ${symbol} ` : ' code '))
+        .replace(/https?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+\.(?:com|org|net|io|dev)\b/gi, ' ')
+        .replace(
+          /(?:^|\s)[\w/.-]*\.(?:md|ts|js|json|ya?ml|py|go|rs|txt|toml|lock)\b|\b(?:Docker|Make|Gem|Proc|Jenkins)file\b|(?<![\w-])(?:README|CHANGELOG|CONTRIBUTING)(?![\w-])/gi,
+          ' file ',
+        )
+        .replace(/\b[\w.-]+\/[\w.-]+/g, ' ')
+        .replace(/(?:^|\s)#[a-z][\w-]*/g, ' channel ')
+        .replace(/\b[A-Z][A-Z0-9]+-\d+\b|(?:^|\s)[#@][\w-]+/g, ' ')
+        // "… so I can read the full description": why it is asked, not what.
+        .replace(/\bso (?:that )?(?:i|we|you|they) (?:can|could|may)\b.*$/i, ' ')
+        // "docs/": a directory.
+        .replace(/(?:^|\s)[\w.-]+\/(?=\s|$)/g, ' directory ')
+        // "tickets in PROJ", "issues for ENG": a project's or team's key says where, like an issue key.
+        .replace(/\b(?:in|for|from|under) (?!(?:PR|CSS|HTML|JSON|URL|API|JQL|MCP|README)\b)[A-Z][A-Z0-9]{1,9}\b/g, ' ')
+        // A Slack member id ("U024BE7LH") is a user.
+        .replace(/\b[UW](?=[A-Z0-9]*\d)[A-Z0-9]{5,}\b/g, ' user ')
+        .replace(
+          /\b(?:in|on|from|to|against|for) (?:the |this |that |my |a )?(?:[A-Z][\w-]* |[a-z]+ (?=repo))?(?:repo|repository|project|channel|workspace|team)(?: [A-Z]+\b)?/g,
+          ' ',
+        )
+    );
+  }
+
+  /**
+   * The integrations the request's words name or point at (into `integrations`), and every word
+   * of it as typed, stemmed and folded (a tool's own verb is looked up there).
+   */
+  private readNames(request: string, lower: string, integrations: Map<string, number>): Set<string> {
     // Product words count wherever they stand, "in the repo" too; inside a web address
     // ("news.ycombinator.com") they say where a page is, which the browser opens, so they count less.
     const addresses = new Set(
@@ -428,10 +463,19 @@ export class ToolSearchIndex {
         for (const [name, weight] of Object.entries(PRODUCT_WORDS[term] ?? {})) addMax(integrations, name, weight * share);
       }
     }
+    return allWords;
+  }
+
+  /**
+   * The request's subject words, and the operations it asks (into `operations`): its verb, what a
+   * question word asks, the things it names in the plural (into `plural`).
+   */
+  private readSubject(subjectText: string, operations: Weighted, plural: Set<string>) {
+    const subject: string[] = [];
     const words = tokenize(subjectText);
     // A request that opens with a tool's own verb ("gzip the README and give me a link") has that
     // verb: intent words after it are secondary.
-    intentSeen = words.length > 0 && !intentOf(words[0].toLowerCase()) && this.ownVerbSet.has(stem(words[0].toLowerCase()));
+    let intentSeen = words.length > 0 && !intentOf(words[0].toLowerCase()) && this.ownVerbSet.has(stem(words[0].toLowerCase()));
     // A question word ("which notes mention …") leaves the verb to come, and counts less if one does.
     const asked: Weighted = {};
     let verb: Weighted | undefined;
@@ -462,22 +506,8 @@ export class ToolSearchIndex {
       subject.push(raw);
     }
     addOperations(operations, verb ? scale(asked, 0.8) : asked);
-    // "remember" → the memory server: a learned related word that is an integration's own name points at it.
-    if (this.parts.relatedNames) for (const [name, weight] of this.catalog.relatedNames(original)) addMax(integrations, name, weight);
-    // A request pointed at an integration points at its peers as much (findPeers).
-    if (this.parts.peers)
-      for (const [name, weight] of [...integrations]) for (const peer of this.peers.get(name) ?? []) addMax(integrations, peer, weight);
-    // "repos", "issues": many of a thing are asked for, so tools named after it are asked to list,
-    // unless a verb does something else to them ("share the release notes").
-    // A request that plainly asks to search ("issues I opened", "look for …") keeps its search.
-    const many = (!verb || READING.some((op) => op in verb)) && (operations.search ?? 0) < 1 ? plural : new Set<string>();
-    // A number or id names one thing: "issue #42", "note 7", "PROJ-9". It adds to what the words ask,
-    // unless their verb does something else to it ("close PR 19").
-    if ((identifier || this.namesOne(lower)) && (!verb || READING.some((op) => op in verb))) operations.get = (operations.get ?? 0) + 0.4;
-    // A request of intent words alone ("screenshot", "delete") is its own subject.
-    return { text: subject.length ? subject.join(' ') : words.join(' '), operations, integrations, words: allWords, many };
+    return { subject, words, verb };
   }
-
   /** The integrations a request word names, weighted by NAMED (less for an everyday word not used as a name). */
   private nameIntegrations(raw: string, request: string, share: number, integrations: Map<string, number>) {
     const word = raw.toLowerCase();
@@ -585,8 +615,31 @@ export class ToolSearchIndex {
       // Rounded so that float noise cannot decide an order the tie-break should.
       hits.push({ entry, score: Math.round(score * 1e6) / 1e6, parts });
     }
+    deferToHandWritten(hits);
     hits.sort(byRank);
     return hits.slice(0, options.limit);
+  }
+}
+
+/**
+ * How close a tool of the integration another defers to (ProviderManifest.defersTo) must come to
+ * the deferring tool's score to rank before it: "about as well", not merely matching — a
+ * hand-written tool that answers a different request must not push the right imported one down.
+ */
+export const SEARCH_DEFERRAL = 0.8;
+
+/** Puts a deferring tool just below the best tool of the integration it defers to, where that one scores within SEARCH_DEFERRAL of it. */
+function deferToHandWritten(hits: ToolSearchHit[]): void {
+  const best = new Map<string, number>();
+  for (const hit of hits) {
+    const name = hit.entry.provider.manifest.name;
+    best.set(name, Math.max(best.get(name) ?? 0, hit.score));
+  }
+  for (const hit of hits) {
+    const to = hit.entry.provider.manifest.defersTo;
+    const theirs = to ? best.get(to) : undefined;
+    if (theirs !== undefined && theirs >= SEARCH_DEFERRAL * hit.score && theirs <= hit.score)
+      hit.score = Math.round((theirs - 1e-6) * 1e6) / 1e6;
   }
 }
 

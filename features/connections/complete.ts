@@ -6,7 +6,7 @@ import type { ConnectionServices } from './services.js';
 import { type ConnectionAttempt, finishAttempt, lockPendingAttempt } from './store/connection-attempts.js';
 import { connectionResolvedSignal } from './workflow.js';
 
-export type CompletedAccount = Pick<NewAccount, 'label' | 'externalId' | 'grantedScopes' | 'accessExpiresAt'> & {
+type CompletedAccount = Pick<NewAccount, 'label' | 'externalId' | 'grantedScopes' | 'accessExpiresAt'> & {
   credential: StoredCredential;
 };
 

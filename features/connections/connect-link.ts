@@ -18,7 +18,7 @@ import {
   recordAuthorizationRequest,
 } from './store/connection-attempts.js';
 
-export type ConnectLinkDeps = Pick<ConnectionServices, 'signer' | 'pool' | 'keyring' | 'registry' | 'config' | 'logger'>;
+type ConnectLinkDeps = Pick<ConnectionServices, 'signer' | 'pool' | 'keyring' | 'registry' | 'config' | 'logger'>;
 
 /**
  * GET /connect/:integration?t=… — the link an agent hands its user. The signed-in human must be

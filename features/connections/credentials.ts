@@ -17,7 +17,7 @@ import {
 } from './store/credential-refresh.js';
 
 /** Refresh this long before the access token expires. */
-export const REFRESH_MARGIN_MS = 60_000;
+const REFRESH_MARGIN_MS = 60_000;
 
 export class CredentialError extends Error {
   constructor(
@@ -55,7 +55,7 @@ export function secretsOf(stored: StoredCredential): string[] {
  * default), so a lease never lapses while its holder may still spend the refresh token; a holder
  * that died frees the account after this.
  */
-export const REFRESH_LEASE_MS = 60_000;
+const REFRESH_LEASE_MS = 60_000;
 /**
  * A process waiting on another's refresh re-reads the account (one short query) after 50 ms, then
  * backing off to once a second, so waiters never crowd the pool while a token endpoint is slow.

@@ -3,7 +3,7 @@ import { type Binding, type BindingDeps, isBoundBrowser } from './browser-bindin
 import type { BrowserVisit } from './browser-visit.js';
 
 /** A page to answer instead of going on: who is here may not take this step. */
-export interface Refusal {
+interface Refusal {
   status: number;
   title: string;
   message: string;

@@ -15,7 +15,7 @@ import type { ConnectionServices } from './services.js';
 import { pageAnswer, type StepAnswer } from './step-answer.js';
 import { type ConnectionAttempt, consumeState, isOpenAttempt } from './store/connection-attempts.js';
 
-export type OAuthCallbackDeps = Pick<ConnectionServices, 'pool' | 'keyring' | 'registry' | 'config' | 'signer' | 'temporal' | 'logger'>;
+type OAuthCallbackDeps = Pick<ConnectionServices, 'pool' | 'keyring' | 'registry' | 'config' | 'signer' | 'temporal' | 'logger'>;
 
 /**
  * GET /oauth/callback (and a discovered authorization server's /oauth/callback/<key>) — consumes the state (a state is used once, whatever happens next), then

@@ -16,7 +16,7 @@ export interface PreparedConnection {
   ttlSec: number;
 }
 
-export type PrepareDeps = Pick<ConnectionServices, 'pool' | 'registry' | 'config' | 'signer' | 'temporal' | 'logger'>;
+type PrepareDeps = Pick<ConnectionServices, 'pool' | 'registry' | 'config' | 'signer' | 'temporal' | 'logger'>;
 
 /**
  * Checks that `integration` can be connected by this caller (the spec's error strings, then the

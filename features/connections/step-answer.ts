@@ -1,7 +1,7 @@
 import type { ConnectionAttempt } from './store/connection-attempts.js';
 
 /** A message page a connection step answers with. */
-export interface StepPage {
+interface StepPage {
   status: number;
   title: string;
   message: string;

@@ -7,7 +7,7 @@ import { storeResult } from '../results/store/stored-results.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface DeliveryLimits {
+interface DeliveryLimits {
   /** The spec's cut (CONNECTIONS_TOOL_RESULT_MAX_BYTES). */
   maxResultBytes: number;
   /** Results above this are stored and answered as a reference; Infinity carries every result inline. */

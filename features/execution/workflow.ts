@@ -50,9 +50,9 @@ const STORED_RESULTS_PATCH = 'stored-results';
 const CANCEL_KEEPS_SENT_CALLS_PATCH = 'cancel-keeps-sent-calls';
 
 /** A call as the batch carries it (kept as its own name so the batch's input can grow). */
-export type ToolBatchCall = ToolCallRequest;
+type ToolBatchCall = ToolCallRequest;
 
-export interface ToolBatchInput {
+interface ToolBatchInput {
   tenantId: string;
   userId: string;
   calls: ToolBatchCall[];

@@ -15,7 +15,7 @@ const ALGORITHM = 'EdDSA';
 const ASSERTION_TTL_SEC = 60;
 const MAX_AGE_SEC = 5 * 60;
 
-export interface AssertedIdentity {
+interface AssertedIdentity {
   tenant: string;
   user: string;
 }

@@ -26,7 +26,7 @@ import { forwardedRequestId } from './request-id.js';
  * local user (features/sources/delegation.ts), and a requestId is forwarded only as a MAC.
  */
 
-export type Source = Config['SWITCHBOARD_SOURCES'][number];
+type Source = Config['SWITCHBOARD_SOURCES'][number];
 
 interface SearchAnswer {
   ok: boolean;

@@ -9,7 +9,7 @@ import { delegateUser, findSourceKey } from './store/source-keys.js';
  * user its assertion names, never as the key's own user. A source key without a valid assertion,
  * or an assertion with an ordinary key, is refused.
  */
-export type Delegation = { caller: Caller } | { refused: string };
+type Delegation = { caller: Caller } | { refused: string };
 
 export async function resolveDelegation(ctx: ServiceContext, keyCaller: Caller, req: Request): Promise<Delegation> {
   const header = req.headers[ASSERTION_HEADER];

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 /** The size of the engine's pages (screenshots are taken at this width). */
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 
-export interface BlankPage {
+interface BlankPage {
   context: BrowserContext;
   page: Page;
 }

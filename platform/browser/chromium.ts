@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import type { Config } from '../../core/config.js';
 
 /** Where Debian (and most distributions) install chromium. */
-export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
 /** The configured chromium, else the first one installed; undefined when there is none. */
 export function findChromium(configured?: string): string | undefined {
@@ -39,7 +39,7 @@ export const QUIET_CHROMIUM_ARGS = [
  * around it. A browser context may name its own proxy (cookie capture does, one per session);
  * these flags hold for all of them.
  */
-export function egressArgs(proxyUrl: string): string[] {
+function egressArgs(proxyUrl: string): string[] {
   return [
     `--proxy-server=${proxyUrl}`,
     '--proxy-bypass-list=<-loopback>',
@@ -49,7 +49,7 @@ export function egressArgs(proxyUrl: string): string[] {
 }
 
 /** CHROMIUM_SANDBOX: `auto` falls back to no sandbox (with a warning) where the kernel refuses it; `required` refuses to start. */
-export type SandboxMode = 'auto' | 'required';
+type SandboxMode = 'auto' | 'required';
 
 /** The operator's chromium settings, the same for every browser Switchboard starts. */
 export interface ChromiumSettings {
@@ -68,7 +68,7 @@ export function chromiumSettings(config: ChromiumConfig): ChromiumSettings {
   return { chromiumPath: config.CHROMIUM_PATH, runAs: config.CHROMIUM_RUN_AS, sandbox: config.CHROMIUM_SANDBOX };
 }
 
-export interface ChromiumLaunchOptions extends ChromiumSettings {
+interface ChromiumLaunchOptions extends ChromiumSettings {
   /** The egress proxy every connection goes through (egress-proxy.ts). */
   proxyUrl: string;
   /** Flags of this use on top of QUIET_CHROMIUM_ARGS and egressArgs. */

@@ -16,7 +16,7 @@ import { fittingScreenshot, screenshotHeight } from './screenshot.js';
 import { type RunningChromium, SharedChromium } from './shared-chromium.js';
 import { proxyLimits, watchResponseSizes } from './size-limits.js';
 
-export interface ChromiumEngineOptions extends ChromiumSettings {
+interface ChromiumEngineOptions extends ChromiumSettings {
   allowedHosts: readonly AllowedHost[];
   /** The time limit of one page, from navigation to answer (BROWSER_PAGE_TIMEOUT_MS). */
   pageTimeoutMs: number;

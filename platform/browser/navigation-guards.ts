@@ -46,7 +46,7 @@ export async function checkRequests(
   });
 }
 
-export interface NavigationGuards {
+interface NavigationGuards {
   /** Requests of the page the policy refused (subresources, frames, redirect hops). */
   blockedRequests(): number;
   /** Waits for the redirect checks started so far. */

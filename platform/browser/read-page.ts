@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import type { PageLink } from '../../core/ports/browser-engine.js';
 import type { Guard } from './first-failure.js';
 
-export interface RenderedPage {
+interface RenderedPage {
   title: string;
   /** The rendered text, cut at maxChars. */
   text: string;

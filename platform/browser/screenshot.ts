@@ -4,7 +4,7 @@ import { VIEWPORT } from './blank-pages.js';
 import type { Guard } from './first-failure.js';
 
 /** A full-page screenshot covers at most this many CSS pixels of height. */
-export const FULL_PAGE_MAX_HEIGHT = 6000;
+const FULL_PAGE_MAX_HEIGHT = 6000;
 /** Widths and JPEG qualities tried in turn until the image fits the result cap. */
 const SCREENSHOT_LADDER: readonly [width: number, quality: number][] = [
   [800, 50],
@@ -17,7 +17,7 @@ const SCREENSHOT_LADDER: readonly [width: number, quality: number][] = [
 ];
 
 /** Width and height of a JPEG, from its SOF marker. */
-export function jpegSize(data: Buffer): { width: number; height: number } | undefined {
+function jpegSize(data: Buffer): { width: number; height: number } | undefined {
   let i = 2;
   while (i + 9 < data.length) {
     if (data[i] !== 0xff) return undefined;

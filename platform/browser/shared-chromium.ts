@@ -12,7 +12,7 @@ export interface RunningChromium {
   sandboxed: boolean;
 }
 
-export interface SharedChromiumOptions {
+interface SharedChromiumOptions {
   settings: ChromiumSettings;
   /** The launch-wide proxy's policy: what a context that names no proxy of its own may reach. */
   policy: EgressPolicy;

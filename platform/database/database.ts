@@ -4,7 +4,7 @@ import pg from 'pg';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   url: string;
   /** Schema holding Switchboard's tables; tests use one per file. */
   schema?: string;

@@ -70,7 +70,7 @@ export async function createJot(db: Queryable, owner: JotOwner, note: { title: s
   return toJot(rows[0]);
 }
 
-export async function getJot(db: Queryable, owner: JotOwner, id: string): Promise<Jot | undefined> {
+async function getJot(db: Queryable, owner: JotOwner, id: string): Promise<Jot | undefined> {
   const { rows } = await db.query(`SELECT ${NOTE} FROM jots WHERE id = $1 AND tenant_id = $2 AND user_id = $3`, [
     id,
     owner.tenantId,
@@ -79,7 +79,7 @@ export async function getJot(db: Queryable, owner: JotOwner, id: string): Promis
   return rows[0] && toJot(rows[0]);
 }
 
-export async function listJots(
+async function listJots(
   db: Queryable,
   owner: JotOwner,
   page: { limit: number; cursor?: string },
@@ -98,7 +98,7 @@ export async function listJots(
   return { notes: notes.map(toSummary), nextCursor: more && last ? encodeCursor(last.position, last.id) : null };
 }
 
-export async function searchJots(db: Queryable, owner: JotOwner, query: { text: string; limit: number }): Promise<JotSearchHit[]> {
+async function searchJots(db: Queryable, owner: JotOwner, query: { text: string; limit: number }): Promise<JotSearchHit[]> {
   // Rank and cut first; only the rows returned pay for ts_headline.
   const { rows } = await db.query(
     `SELECT hit.*, ts_headline('english', jots.body, hit.query,
@@ -118,7 +118,7 @@ export async function searchJots(db: Queryable, owner: JotOwner, query: { text: 
 }
 
 /** What one user's notes may hold together (JOTS_MAX_NOTES_PER_USER, JOTS_MAX_BYTES_PER_USER). */
-export interface JotLimits {
+interface JotLimits {
   maxNotes: number;
   maxBytes: number;
 }
@@ -148,7 +148,7 @@ async function usage(tx: Queryable, owner: JotOwner): Promise<{ notes: number; b
 }
 
 /** createJot within the owner's limits; JotsFullError (nothing saved) past either. */
-export function createJotWithin(db: Queryable, owner: JotOwner, note: { title: string; body: string; tags: string[] }, limits: JotLimits) {
+function createJotWithin(db: Queryable, owner: JotOwner, note: { title: string; body: string; tags: string[] }, limits: JotLimits) {
   return inTransaction(db, async (tx) => {
     const used = await usage(tx, owner);
     if (used.notes >= limits.maxNotes) throw fullOfNotes(limits);
@@ -157,7 +157,7 @@ export function createJotWithin(db: Queryable, owner: JotOwner, note: { title: s
   });
 }
 
-export async function updateJot(
+async function updateJot(
   db: Queryable,
   owner: JotOwner,
   id: string,
@@ -182,7 +182,7 @@ export async function updateJot(
   });
 }
 
-export async function deleteJot(db: Queryable, owner: JotOwner, id: string): Promise<boolean> {
+async function deleteJot(db: Queryable, owner: JotOwner, id: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM jots WHERE id = $1 AND tenant_id = $2 AND user_id = $3', [
     id,
     owner.tenantId,

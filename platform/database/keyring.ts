@@ -38,10 +38,10 @@ export class KeyringError extends Error {
 }
 
 /** What a derived key is for; `legacy` is the raw keyring entry, for values sealed before the split. */
-export type KeyPurpose = 'at-rest' | 'payload' | 'result' | 'client-registration' | 'legacy';
+type KeyPurpose = 'at-rest' | 'payload' | 'result' | 'client-registration' | 'legacy';
 
 /** Purposes of values sealed at rest in the `v2` text format. */
-export type AtRestPurpose = 'at-rest' | 'client-registration';
+type AtRestPurpose = 'at-rest' | 'client-registration';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -58,7 +58,7 @@ function columns(keyring: Keyring, r: StoredRegistration): unknown[] {
 }
 
 /** Whose registrations: the operator's upstream servers (`operator`) or one tenant's own (`tenant:<id>`). */
-export const OPERATOR_SCOPE = 'operator';
+const OPERATOR_SCOPE = 'operator';
 
 export async function findClientRegistration(
   db: Queryable,
@@ -71,7 +71,7 @@ export async function findClientRegistration(
 }
 
 /** Stores the registration unless the issuer has one already; answers the one kept. */
-export async function saveClientRegistration(
+async function saveClientRegistration(
   db: Queryable,
   keyring: Keyring,
   registration: StoredRegistration,
@@ -88,7 +88,7 @@ export async function saveClientRegistration(
 }
 
 /** Replaces `previousClientId`'s registration; if another process replaced it first, answers theirs. */
-export async function replaceClientRegistration(
+async function replaceClientRegistration(
   db: Queryable,
   keyring: Keyring,
   previousClientId: string,

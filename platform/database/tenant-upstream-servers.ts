@@ -38,7 +38,7 @@ export const TENANT_UPSTREAM_MAX = 50;
 /** An add the store refuses (the name is in use, the tenant is at the bound); the message says why. */
 export class TenantUpstreamRefused extends Error {}
 
-export class TenantUpstreamExists extends TenantUpstreamRefused {
+class TenantUpstreamExists extends TenantUpstreamRefused {
   constructor(name: string) {
     super(`this tenant already has an upstream server named "${name}"; remove it first to replace it`);
   }

@@ -8,7 +8,7 @@ export type { Lookup } from '../../core/host-resolution.js';
  * (serviceOnlyEgressPolicy). Hosts outside it are refused whatever they resolve to; hosts inside
  * still need allowed addresses.
  */
-export interface HostScope {
+interface HostScope {
   includes(host: string): boolean;
   /** Completes "<host> is not …", e.g. `one of news.ycombinator.com's hosts`. */
   description: string;

@@ -1,7 +1,7 @@
 import { type Logger, pino } from 'pino';
 
 /** Paths pino blanks out wherever they appear: credentials never reach a log line. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
@@ -33,5 +33,3 @@ export function createLogger(options: { level: string; name?: string; destinatio
     options.destination,
   );
 }
-
-export type { Logger };

@@ -27,7 +27,7 @@ import { type Keyring, KeyringError } from '../database/keyring.js';
  * same id reaches no service twice.)
  */
 
-export const ENCRYPTED_ENCODING = 'binary/encrypted';
+const ENCRYPTED_ENCODING = 'binary/encrypted';
 const KEY_ID = 'encryption-key-id';
 /** Marks payloads sealed under the HKDF-derived payload key; absent on payloads sealed before. */
 const SCHEME = 'encryption-scheme';
@@ -86,14 +86,14 @@ const decoder = new TextDecoder();
 export const UNSEALED_MESSAGE =
   "payload not sealed with Switchboard's payload key: Switchboard's workflows and activities accept only input sealed by a client or worker with the Switchboard plugin (ENCRYPTION_KEYS)";
 
-export class UnsealedPayloadError extends Error {
+class UnsealedPayloadError extends Error {
   constructor(detail: string) {
     super(`${UNSEALED_MESSAGE} (${detail})`);
     this.name = 'UnsealedPayloadError';
   }
 }
 
-export interface KeyringPayloadCodecOptions {
+interface KeyringPayloadCodecOptions {
   /** Throw on a payload that is not sealed (or does not open) instead of passing it through. */
   refuseUnsealed?: boolean;
 }

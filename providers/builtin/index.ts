@@ -9,5 +9,3 @@ import { slack } from './slack/index.js';
 
 /** Every built-in provider. Adding one is a folder plus one line here. */
 export const builtinProviders: readonly Provider[] = [github, atlassianJira, slack, linear, hackernews, browser, jots];
-
-export * from '../sdk/index.js';

@@ -17,7 +17,7 @@ import {
  * running them is request.ts and provider.ts.
  */
 
-export const OPERATION_LIMITS = {
+const OPERATION_LIMITS = {
   /** Operations read from one document (GitHub's REST API has about 1,200). */
   operations: 5000,
   /** A tool's description, at most. */
@@ -31,10 +31,10 @@ export const OPERATION_LIMITS = {
 } as const;
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-export type Method = (typeof METHODS)[number];
+type Method = (typeof METHODS)[number];
 
 /** Headers no argument sets, whatever the document declares (OpenAPI ignores Accept, Content-Type and Authorization parameters too). */
-export const FORBIDDEN_HEADERS = new Set([
+const FORBIDDEN_HEADERS = new Set([
   'authorization',
   'cookie',
   'host',
@@ -46,7 +46,7 @@ export const FORBIDDEN_HEADERS = new Set([
   'proxy-authorization',
 ]);
 
-export type ParameterIn = 'path' | 'query' | 'header';
+type ParameterIn = 'path' | 'query' | 'header';
 
 /** One argument that goes into the URL or a header. */
 export interface ParameterSpec {
@@ -76,13 +76,13 @@ export interface OperationSpec {
   body?: { argument: string; mediaType: string };
 }
 
-export interface ConvertResult {
+interface ConvertResult {
   operations: OperationSpec[];
   /** Operations left out (and why), for the log and the robustness sweep. */
   refused: { operation: string; reason: string }[];
 }
 
-export interface Selection {
+interface Selection {
   include?: readonly string[];
   exclude?: readonly string[];
   /** Access by operationId or tool name, over the method's default. */
@@ -121,7 +121,7 @@ function selectionKeys(op: Pick<OperationSpec, 'operationId' | 'name' | 'tags' |
   return [...(op.operationId ? [op.operationId] : []), op.name, ...op.tags.map((t) => `tag:${t}`), `${op.method.toUpperCase()} ${op.path}`];
 }
 
-export function isSelected(op: Parameters<typeof selectionKeys>[0], selection: Selection): boolean {
+function isSelected(op: Parameters<typeof selectionKeys>[0], selection: Selection): boolean {
   const keys = selectionKeys(op);
   const any = (patterns: readonly string[]) => patterns.some((p) => keys.some((k) => globMatches(p, k)));
   if (selection.include && !any(selection.include)) return false;

@@ -7,6 +7,7 @@ import { argumentsTooCostly, MAX_ANALYSIS_STEPS, schemaCost } from '../remote-mc
 import { ProviderHttpError } from '../sdk/http.js';
 import type { Credential, OAuth2Manifest, Provider, ProviderManifest, ToolContext, ToolDefinition } from '../sdk/index.js';
 import { isObject, type JsonObject, type OpenApiDocument, OpenApiError, place } from './document.js';
+import { oauthService } from './oauth-services.js';
 import { convertOperations, markdownText, type OperationSpec } from './operations.js';
 import { buildRequest } from './request.js';
 
@@ -86,6 +87,8 @@ function manifestOf(entry: OpenApiEntry, doc: OpenApiDocument, apiBaseUrl: strin
     envPrefix: envPrefixOf(entry),
     toolPrefix: entry.name.replace(/-/g, '_'),
     apiBaseUrl,
+    // On the GitHub app the integration is GitHub's: its hand-written tools go first where both match.
+    ...(entry.auth.type === 'oauth2' && entry.auth.app === 'github' && { defersTo: github.manifest.name }),
   };
   const { auth } = entry;
   if (auth.type === 'none') return { ...base, auth: 'none' };
@@ -100,6 +103,18 @@ function manifestOf(entry: OpenApiEntry, doc: OpenApiDocument, apiBaseUrl: strin
   let oauth2: OAuth2Manifest;
   if (auth.app === 'github') {
     oauth2 = { ...github.manifest.oauth2!, ...(auth.scopes && { scopes: auth.scopes }) };
+  } else if (auth.service) {
+    const service = oauthService(auth.service, { ...(auth.subdomain && { subdomain: auth.subdomain }) });
+    oauth2 = {
+      authorizeUrl: service.authorizeUrl,
+      tokenUrl: service.tokenUrl,
+      ...(auth.revokeUrl && { revokeUrl: auth.revokeUrl }),
+      scopes: auth.scopes ?? [],
+      scopeSeparator: service.scopeSeparator,
+      rotatesRefreshTokens: service.refresh === 'rotating',
+      ...(service.authorizeParams && { authorizeParams: service.authorizeParams }),
+      ...((auth.clientAuth ?? service.clientAuth) && { clientAuth: auth.clientAuth ?? service.clientAuth }),
+    };
   } else {
     const fromDoc = documentOAuth(doc);
     const authorizeUrl = auth.authorizeUrl ?? fromDoc?.authorizeUrl;
@@ -193,7 +208,7 @@ function toolOf(entry: OpenApiEntry, op: OperationSpec, checker: () => SchemaChe
   };
 }
 
-export interface BuiltOpenApiProvider {
+interface BuiltOpenApiProvider {
   provider: Provider;
   operations: OperationSpec[];
   refused: { operation: string; reason: string }[];

@@ -10,7 +10,7 @@ import type { OperationSpec, ParameterSpec } from './operations.js';
  * Host and the transport's own); the body is JSON.
  */
 
-export interface BuiltRequest {
+interface BuiltRequest {
   /** The path and query below the API base, e.g. `/repos/octocat/hello/issues?state=open`. */
   path: string;
   method: string;

@@ -44,7 +44,7 @@ export function parseUpstreamServers(value: string | undefined, catalogEntries?:
  * One element of an upstream list: a catalog name or a full entry. The one check both the
  * operator's UPSTREAM_MCP_SERVERS and a tenant's own servers (admin CLI, portal) go through.
  */
-export function parseUpstreamItem(
+function parseUpstreamItem(
   item: unknown,
   catalog: readonly UpstreamEntry[],
   where = '',

@@ -11,7 +11,7 @@ export type { UpstreamOAuthOptions } from './oauth-flow.js';
 export { upstreamProvider } from './provider.js';
 
 /** What every upstream provider of a deployment is built with (features/connections/upstream-services.ts gives oauth and catalog). */
-export interface UpstreamFactoryOptions {
+interface UpstreamFactoryOptions {
   version: string;
   logger?: ToolLogger;
   oauth?: UpstreamOAuthOptions;

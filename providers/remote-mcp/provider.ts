@@ -11,7 +11,7 @@ import type { CallToolAnswer } from './result.js';
 import { credentialKey, UpstreamSessions } from './sessions.js';
 import { convertTools, UPSTREAM_LIMITS } from './tools.js';
 
-export interface UpstreamOptions {
+interface UpstreamOptions {
   /** UPSTREAM_MCP_ALLOWED_HOSTS: hosts reachable even at loopback/private addresses. */
   allowedHosts: readonly AllowedHost[];
   /** CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES: every upstream response body is cut here. */
@@ -224,7 +224,7 @@ class UpstreamToolLists implements DynamicTools {
 }
 
 /** `deepwiki` → `deepwiki`, `microsoft-learn` → `microsoft_learn`: the flat tool-name prefix. */
-export const toolPrefixOf = (name: string): string => name.replace(/-/g, '_');
+const toolPrefixOf = (name: string): string => name.replace(/-/g, '_');
 
 /** One upstream MCP server as a provider whose tools are listed from the server. */
 export function upstreamProvider(entry: UpstreamEntry, options: UpstreamOptions): Provider {

@@ -1,7 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** An upstream MCP server answered a redirect: nothing is sent where it points. */
-export class UpstreamRedirectRefused extends Error {
+class UpstreamRedirectRefused extends Error {
   readonly code = 'upstream_redirect_refused';
   constructor(status: number, target: string) {
     super(

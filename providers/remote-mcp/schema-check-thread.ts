@@ -103,7 +103,7 @@ function upstreamAjv(): Ajv {
  * from the upstream (a catastrophic backtracking pattern), and without `uniqueItems`, which ajv
  * checks by comparing every item with every other. The server still checks them.
  */
-export function withoutUnboundedKeywords(value: unknown): unknown {
+function withoutUnboundedKeywords(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUnboundedKeywords);
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

@@ -16,15 +16,15 @@
  */
 
 /** Subschemas that may be applied to one value of the arguments, at most (an `enum` or `required` of 50 entries counts as one more). */
-export const MAX_VISITS_PER_VALUE = 200;
+const MAX_VISITS_PER_VALUE = 200;
 /** Arguments of an upstream tool nested deeper than this are refused before they are validated. */
-export const MAX_ARGUMENT_DEPTH = 32;
+const MAX_ARGUMENT_DEPTH = 32;
 /**
  * Values × subschemas per value one call's arguments may cost to check (a subschema visit is a
  * fraction of a microsecond: this is well under a second of the worker's time). Arguments over it
  * are refused before validation: a megabyte of values against a schema of many branches.
  */
-export const MAX_CHECKS_PER_CALL = 1_000_000;
+const MAX_CHECKS_PER_CALL = 1_000_000;
 /** Distinct paths into the arguments the analysis follows before it calls the schema too complex. */
 const MAX_PATHS_EXPLORED = 10_000;
 /**

@@ -9,14 +9,14 @@
  * would let a flood of other keys stall it. Calls in flight are bounded elsewhere (each has a
  * deadline, and a worker runs a bounded number), so this surplus is too.
  */
-export interface SessionPoolOptions<T> {
+interface SessionPoolOptions<T> {
   max: number;
   idleMs: number;
   close(session: T): void | Promise<void>;
 }
 
 /** One call's hold on a session: given back with `release` (once; a second release is ignored). */
-export interface Lease<T> {
+interface Lease<T> {
   readonly session: T;
   release(): void;
   /** The session stopped working (the server dropped it): no new call gets it; it closes once unused. */

@@ -15,7 +15,7 @@ import { upstreamErrorText } from './upstream-error-text.js';
 /** Most upstream sessions one process keeps open per server; the least recently used idle one closes first. */
 const MAX_SESSIONS = 200;
 /** An upstream session unused this long is closed (UPSTREAM_MCP_SESSION_IDLE_SEC's default). */
-export const DEFAULT_IDLE_MS = 5 * 60 * 1000;
+const DEFAULT_IDLE_MS = 5 * 60 * 1000;
 /** The SDK's own request timeout is replaced by the caller's deadline signal. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
@@ -26,7 +26,7 @@ export function credentialKey(credential: Credential): string {
 }
 
 /** The headers a credential puts on every request to the upstream (the key in its configured header). */
-export function credentialHeaders(entry: UpstreamEntry, credential: Credential): Record<string, string> {
+function credentialHeaders(entry: UpstreamEntry, credential: Credential): Record<string, string> {
   if (entry.auth.type === 'apikey' && credential.type === 'apikey' && credential.fields.apiKey) {
     return { [entry.auth.header]: `${entry.auth.prefix}${credential.fields.apiKey}` };
   }
@@ -57,7 +57,7 @@ interface Session {
 }
 
 /** What a session is opened with; the pool's defaults are what UPSTREAM_MCP_SESSION_IDLE_SEC defaults to. */
-export interface SessionLimits {
+interface SessionLimits {
   /** Most sessions one process keeps per server (more only while every one is in use: session-pool.ts). */
   maxSessions?: number;
   /** Milliseconds an unused session stays open. */

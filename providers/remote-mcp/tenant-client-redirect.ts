@@ -4,7 +4,7 @@ import { issuerCallbackUrl } from '../../core/urls.js';
 /**
  * The redirect URI to register for a tenant's own OAuth client (an entry's `auth.clientId` with its
  * `issuer`): that issuer's own callback, never the one the deployment's clients share
- * (docs/upstream-mcp-auth.md, "Callbacks"). Undefined for any other entry.
+ * (docs/reference/upstream-mcp-auth.md, "Callbacks"). Undefined for any other entry.
  */
 export function tenantClientRedirectUri(config: Pick<Config, 'PUBLIC_BASE_URL'>, entry: Record<string, unknown>): string | undefined {
   const auth = entry.auth as { type?: unknown; clientId?: unknown; issuer?: unknown } | undefined;

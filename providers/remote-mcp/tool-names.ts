@@ -2,7 +2,7 @@
  * Upstream tool names as Switchboard's names: `[a-z][a-z0-9_]*`, at most TOOL_NAME_MAX_CHARS,
  * unique within the server (a second `Get-Issue` / `get_issue` becomes `get_issue_2`).
  */
-export const TOOL_NAME_MAX_CHARS = 64;
+const TOOL_NAME_MAX_CHARS = 64;
 
 export function sanitizeToolName(upstream: string): string {
   let name = upstream

@@ -51,7 +51,7 @@ function costOf(key: string, schema: Record<string, unknown>, maxSteps: number):
   return cost;
 }
 
-export interface ConvertOptions {
+interface ConvertOptions {
   /** Where arguments are checked (the process's shared pool unless a test gives its own). */
   checker?: SchemaChecker;
   /** Whose checks these are: one server's checks take one thread at a time (schema-checker.ts). */
@@ -70,9 +70,9 @@ export function accessOf(annotations: ListedTool['annotations']): ToolAccess {
   return 'destructive';
 }
 
-export type CallUpstream = (upstreamName: string, args: unknown, ctx: ToolContext) => Promise<CallToolAnswer>;
+type CallUpstream = (upstreamName: string, args: unknown, ctx: ToolContext) => Promise<CallToolAnswer>;
 
-export interface ConvertedTools {
+interface ConvertedTools {
   tools: ToolDefinition[];
   /** Why tools were left out, for the log (names cut to 80 characters). */
   dropped: string[];

@@ -45,7 +45,7 @@ export interface EgressOptions {
 
 export type GuardedFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 const isAllowListed = (url: URL, allowed: readonly AllowedHost[] = []) =>

@@ -23,6 +23,8 @@ export interface OAuth2Manifest {
   authorizeParams?: Record<string, string>;
   /** True when every refresh returns a new refresh token and the old one stops working. */
   rotatesRefreshTokens?: boolean;
+  /** Between scopes in the authorize request's `scope` (default a space; Slack and Shopify want commas). */
+  scopeSeparator?: string;
   clientAuth?: 'client_secret_post' | 'client_secret_basic';
 }
 
@@ -48,6 +50,12 @@ export interface ProviderManifest {
   oauth2?: OAuth2Manifest;
   apiKeyFields?: ApiKeyField[];
   cookie?: { loginUrl: string; domain: string };
+  /**
+   * Another integration of the same service whose tools this one's make way for: where a tool of
+   * each matches a request about as well (SEARCH_DEFERRAL), the other's ranks first — GitHub's
+   * hand-written tools before those imported from its OpenAPI document.
+   */
+  defersTo?: string;
 }
 
 /** The secret material a tool gets, looked up by an activity, never carried by a workflow. */

@@ -22,7 +22,7 @@ export class OAuthFlowError extends Error {
 
 const configurations = new WeakMap<ResolvedOAuth2, oidc.Configuration>();
 
-export function oauthConfiguration(endpoints: ResolvedOAuth2): oidc.Configuration {
+function oauthConfiguration(endpoints: ResolvedOAuth2): oidc.Configuration {
   let config = configurations.get(endpoints);
   if (config) return config;
   const authorize = new URL(endpoints.authorizeUrl);
@@ -48,18 +48,18 @@ export function oauthConfiguration(endpoints: ResolvedOAuth2): oidc.Configuratio
   return config;
 }
 
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   url: URL;
   state: string;
   codeVerifier: string;
 }
 
-export async function buildConsentUrl(endpoints: ResolvedOAuth2, redirectUri: string): Promise<AuthorizationRequest> {
+async function buildConsentUrl(endpoints: ResolvedOAuth2, redirectUri: string): Promise<AuthorizationRequest> {
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(oauthConfiguration(endpoints), {
     redirect_uri: redirectUri,
-    scope: endpoints.scopes.join(' '),
+    scope: endpoints.scopes.join(endpoints.scopeSeparator),
     state,
     code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
@@ -116,7 +116,7 @@ function describeFailure(err: unknown): OAuthFlowError {
  * Exchanges the authorization code. `callbackUrl` must be built from the configured public
  * base URL (never the request's Host header).
  */
-export async function exchangeCode(
+async function exchangeCode(
   endpoints: ResolvedOAuth2,
   callbackUrl: URL,
   checks: { codeVerifier: string; expectedState: string },
@@ -133,7 +133,7 @@ export async function exchangeCode(
   }
 }
 
-export async function refreshTokens(endpoints: ResolvedOAuth2, refreshToken: string): Promise<TokenSet> {
+async function refreshTokens(endpoints: ResolvedOAuth2, refreshToken: string): Promise<TokenSet> {
   try {
     return toTokenSet(await oidc.refreshTokenGrant(oauthConfiguration(endpoints), refreshToken), endpoints.scopes);
   } catch (err) {
@@ -142,7 +142,7 @@ export async function refreshTokens(endpoints: ResolvedOAuth2, refreshToken: str
 }
 
 /** RFC 7009 revocation; a service without the endpoint is skipped. */
-export async function revokeToken(endpoints: ResolvedOAuth2, token: string): Promise<boolean> {
+async function revokeToken(endpoints: ResolvedOAuth2, token: string): Promise<boolean> {
   if (!endpoints.revokeUrl) return false;
   try {
     await oidc.tokenRevocation(oauthConfiguration(endpoints), token);

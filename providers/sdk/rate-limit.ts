@@ -64,7 +64,7 @@ function secondsUntil(atMs: number, nowMs: number): number | undefined {
 }
 
 /** Whole seconds in [0, MAX_RETRY_AFTER_SEC]: a time in the past means "now". */
-export function clampWait(seconds: number): number {
+function clampWait(seconds: number): number {
   if (Number.isNaN(seconds) || seconds <= 0) return 0;
   return Math.min(Math.ceil(seconds), MAX_RETRY_AFTER_SEC);
 }

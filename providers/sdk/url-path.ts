@@ -20,7 +20,7 @@ export class UnsafePathArgument extends Error {
 }
 
 /** A checked, escaped piece of a path; only apiPath accepts it (a plain string there is a type error). */
-export class PathPart {
+class PathPart {
   /** @internal use segment() or segments() */
   constructor(readonly escaped: string) {}
 }

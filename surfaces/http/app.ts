@@ -24,27 +24,28 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import { requestLog } from './request-log.js';
 import { refuseNulInAddress, sendRequestError } from './request-text-guard.js';
 
+/** Helmet's headers on every answer, with the portal's content security policy. */
+const securityHeaders = helmet({
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+  // Not helmet's `no-referrer`: under it a browser sends `Origin: null` even on our own forms'
+  // posts, and the Host/Origin guard and the portal's cross-site check could not tell them from
+  // another site's. `same-origin` still sends no Referer to any other site (connect links stay private).
+  referrerPolicy: { policy: 'same-origin' },
+});
+
 export function createApp(ctx: ServiceContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-        },
-      },
-      // Not helmet's `no-referrer`: under it a browser sends `Origin: null` even on our own forms'
-      // posts, and the Host/Origin guard and the portal's cross-site check could not tell them from
-      // another site's. `same-origin` still sends no Referer to any other site (connect links stay private).
-      referrerPolicy: { policy: 'same-origin' },
-    }),
-  );
+  app.use(securityHeaders);
   app.use(requestLog(ctx));
   // Before every route: a foreign Host or Origin (DNS rebinding, other sites) reaches none of them.
   app.use(hostOriginGuard(ctx));
@@ -110,7 +111,17 @@ export function createApp(ctx: ServiceContext): express.Express {
     res.status(404).json({ error: `No route for ${req.method} ${req.path}` });
   });
 
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  app.use(answerError(ctx));
+  return app;
+}
+
+/**
+ * The answer to an error no route answered: a tool's refusal as it is, a client's mistake as a 4xx
+ * (a browser's form gets the portal's page), Postgres being away as a 503 to retry, and anything
+ * else a 500 whose details only the log has.
+ */
+function answerError(ctx: ServiceContext) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof MetaToolError) return res.status(err.status).set(err.headers).json(err.body);
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON body' });
@@ -124,8 +135,7 @@ export function createApp(ctx: ServiceContext): express.Express {
     }
     ctx.logger.error({ err, path: req.path }, 'unhandled error');
     res.status(500).json({ error: 'Internal error; the server logged the details' });
-  });
-  return app;
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 export const READINESS_CACHE_MS = 2_000;
 
-export interface Readiness {
+interface Readiness {
   ok: boolean;
   temporal: 'up' | 'down';
   postgres: 'up' | 'down';

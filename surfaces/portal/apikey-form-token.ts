@@ -17,7 +17,7 @@ import type { SignedIn } from './signed-in.js';
  */
 
 /** How long a rendered form can be submitted. */
-export const FORM_TTL_SEC = 30 * 60;
+const FORM_TTL_SEC = 30 * 60;
 
 /** What the key is for: a new account of the user or the organisation, or an existing account. */
 export type Target = { kind: 'new'; forOrg: boolean } | { kind: 'account'; account: Account };

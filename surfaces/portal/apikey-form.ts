@@ -15,7 +15,7 @@ import type { SignedIn } from './signed-in.js';
  * apikey-form-token.ts; the route and the test call are integration-page.ts and apikey-test-call.ts.
  */
 
-export const FIELD_MAX_CHARS = 1000;
+const FIELD_MAX_CHARS = 1000;
 
 const fieldInputName = (name: string) => `field_${name}`;
 

@@ -43,7 +43,7 @@ export function keyTestKeys(who: { userId: string; tenantId: string }): string[]
   return [`user:${who.userId}`, `tenant:${who.tenantId}`];
 }
 
-export type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };
+type TestOutcome = { ok: true; identity?: AccountIdentity } | { ok: false; status: number; message: string };
 
 /** The one test call before saving: the provider's `identify`, with the submitted key. */
 export async function testKey(

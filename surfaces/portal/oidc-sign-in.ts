@@ -17,17 +17,17 @@ import { onlyCookie, startPortalSession } from './session-cookie.js';
 const LOGIN_COOKIE = 'sb_login';
 
 /** What the provider says about the human, from the ID token or else from userinfo. */
-export interface OidcIdentity {
+interface OidcIdentity {
   issuer: string;
   subject: string;
   email?: string;
   emailVerified: boolean;
 }
 
-export type SignInDecision = { user: User } | { refused: { title: string; message: string } };
+type SignInDecision = { user: User } | { refused: { title: string; message: string } };
 
 /** Which Switchboard user this identity signs in as, binding it on a user's first sign-in. */
-export async function resolveOidcUser(ctx: ServiceContext, identity: OidcIdentity): Promise<SignInDecision> {
+async function resolveOidcUser(ctx: ServiceContext, identity: OidcIdentity): Promise<SignInDecision> {
   const bound = await findUserByOidcIdentity(ctx.pool, identity.issuer, identity.subject);
   if (bound) return { user: bound };
   const { email } = identity;
@@ -54,7 +54,7 @@ export async function resolveOidcUser(ctx: ServiceContext, identity: OidcIdentit
   return { user };
 }
 
-export interface OidcSignIn {
+interface OidcSignIn {
   /** Sends the browser to the identity provider. */
   start(req: Request, res: Response, next: string): Promise<void>;
   /** The provider's redirect back: checks the answer, decides who signs in, starts the session. */

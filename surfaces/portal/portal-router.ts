@@ -7,6 +7,7 @@ import { connectActionRouter } from './connect-action.js';
 import { homeRouter } from './home-page.js';
 import { integrationPageRouter } from './integration-page.js';
 import { integrationsListRouter } from './integrations-list-page.js';
+import { registryRouter } from './registry-page.js';
 import { signInRouter } from './sign-in-pages.js';
 import { toolOverridesRouter } from './tool-overrides-page.js';
 import { upstreamsRouter } from './upstreams-page.js';
@@ -21,6 +22,7 @@ export function portalRouter(ctx: ServiceContext, keyTests: InFlightLimit): Rout
     integrationPageRouter(ctx, keyTests),
     accountsRouter(ctx),
     upstreamsRouter(ctx),
+    registryRouter(ctx),
     approvalsRouter(ctx),
     toolOverridesRouter(ctx),
   );

@@ -9,9 +9,9 @@ import type { ServiceContext } from '../../features/context.js';
  */
 
 /** The signed-in human of the portal, kept in a signed HttpOnly cookie. */
-export type PortalUser = CallerOwner;
+type PortalUser = CallerOwner;
 
-export const SESSION_COOKIE = 'sb_session';
+const SESSION_COOKIE = 'sb_session';
 const SESSION_TTL_SEC = 12 * 3600;
 
 const isHttps = (ctx: ServiceContext) => ctx.config.PUBLIC_BASE_URL.startsWith('https:');

@@ -87,7 +87,8 @@ ${list}
 <label for="entry">Or a JSON entry</label>
 <textarea id="entry" name="entry" rows="7" cols="70" spellcheck="false" placeholder='{"name": "acme", "displayName": "Acme", "url": "https://mcp.acme.example/mcp", "auth": {"type": "none"}}'>${flash.entry ?? ''}</textarea>
 <p class="muted">The same shape as the operator's <code>UPSTREAM_MCP_SERVERS</code> entries, or an OpenAPI integration: an <code>OPENAPI_INTEGRATIONS</code> entry with <code>"kind": "openapi"</code> and the https URL of its document (fetched once, now). The name may not be one of the deployment's integrations.</p>
-<button type="submit">Add server</button></form>`,
+<button type="submit">Add server</button></form>
+<p><a href="/portal/upstreams/registry">Find a server in the MCP Registry</a></p>`,
   );
 }
 

@@ -135,7 +135,7 @@ describe.each(SURFACES)('the first-integration loop on %s', (_surface, call) => 
       }
       const slack = await call(user, tool, { integration: 'slack' });
       expect(slack).toEqual(refused({ error: expect.stringMatching(/SLACK_CLIENT_ID \/ SLACK_CLIENT_SECRET not configured$/) }));
-      // An API-key integration is the portal's: said plainly, with where to send the user (docs/api.md).
+      // An API-key integration is the portal's: said plainly, with where to send the user (docs/reference/api.md).
       expect(await call(user, tool, { integration: 'linear' })).toEqual(
         refused({
           error: `linear is connected with an API key in the portal, not through connect(). Send the user to ${stack.baseUrl}/portal/integrations/linear`,

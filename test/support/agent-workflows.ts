@@ -52,7 +52,7 @@ export interface ExecuteManyProgress {
 }
 
 /**
- * An agent's loop as docs/api.md advises it: `execute` `times` times, continuing as new whenever
+ * An agent's loop as docs/reference/api.md advises it: `execute` `times` times, continuing as new whenever
  * Temporal suggests it (workflowInfo().continueAsNewSuggested), so no run's history nears its limits.
  */
 export async function executeMany(input: ExecuteManyInput): Promise<ExecuteManyProgress> {

@@ -8,7 +8,7 @@ import { startEverything } from './server-everything.js';
 /**
  * Writes test/fixtures/upstream-everything-catalog.json: the tool listing of
  * @modelcontextprotocol/server-everything (the devDependency) exactly as Switchboard saves a listing
- * it made itself (the shared catalog of docs/upstream-mcp.md): the server is started, listed by an
+ * it made itself (the shared catalog of docs/guides/upstream-mcp.md): the server is started, listed by an
  * upstream provider built as the deployment builds one, and what that provider hands its catalog
  * store is written out. The search evaluation ranks these tools beside the built-in ones without
  * starting anything (bench/lib/eval-catalog.ts). Run again after upgrading the package:

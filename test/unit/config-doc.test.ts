@@ -5,11 +5,11 @@ import { baseEnvSchema } from '../../core/config.js';
 import { builtinProviders } from '../../providers/builtin/index.js';
 import { providerEnvSpec } from '../../providers/sdk/index.js';
 
-// docs/configuration.md is the operator's reference; these tests keep it and the code in step, so a
+// docs/reference/configuration.md is the operator's reference; these tests keep it and the code in step, so a
 // variable added, renamed or removed in code fails here until the page says so too.
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const DOC_PATH = 'docs/configuration.md';
+const DOC_PATH = 'docs/reference/configuration.md';
 const doc = readFileSync(join(ROOT, DOC_PATH), 'utf8');
 
 /** The text under one `## heading`, up to the next `## `. */

@@ -287,12 +287,12 @@ describe('providers from entries', () => {
     console.log(`GitHub REST: ${provider.tools.length} tools in ${Math.round(ms)} ms`);
   });
 
-  it("the example entries of README and docs/openapi.md are valid; README's loads", () => {
+  it("the example entries of README and docs/guides/openapi.md are valid; README's loads", () => {
     const root = new URL('../../', import.meta.url);
-    const examples = ['README.md', 'docs/openapi.md'].flatMap((file) =>
+    const examples = ['README.md', 'docs/guides/openapi.md'].flatMap((file) =>
       [...readFileSync(new URL(file, root), 'utf8').matchAll(/OPENAPI_INTEGRATIONS='(\[[\s\S]*?\])'/g)].map((m) => ({ file, json: m[1] })),
     );
-    expect(examples.map((e) => e.file)).toEqual(['README.md', 'docs/openapi.md']);
+    expect(examples.map((e) => e.file)).toEqual(['README.md', 'docs/guides/openapi.md']);
     for (const { file, json } of examples) expect(parseOpenApiIntegrations(json).length, file).toBeGreaterThan(0);
     const [provider] = openapiProviders({ OPENAPI_INTEGRATIONS: examples[0].json }, builtinProviders);
     expect(provider.manifest.name).toBe('github-rest');

@@ -316,3 +316,30 @@ describe('tool search', () => {
     expect(plain.read('what do you remember').integrations.get('memory')).toBeUndefined();
   });
 });
+
+describe('hand-written tools before imported ones of the same service (ProviderManifest.defersTo)', () => {
+  const githubRest = async () => {
+    const { documentPath, loadDocumentFile } = await import('../../providers/openapi/config.js');
+    const { openapiProvider } = await import('../../providers/openapi/provider.js');
+    const document = '@octokit/openapi/generated/api.github.com.json';
+    const entry = {
+      name: 'github-rest',
+      displayName: 'GitHub REST API',
+      document,
+      auth: { type: 'oauth2' as const, app: 'github' as const },
+    };
+    return openapiProvider(entry, loadDocumentFile(documentPath(document))).provider;
+  };
+
+  it('ranks the hand-written tool first where both match about as well, and the imported one where only it answers', async () => {
+    const imported = await githubRest();
+    expect(imported.manifest.defersTo).toBe('github');
+    const index = new ToolSearchIndex(new ProviderRegistry([...builtinProviders, imported]).tools());
+    const first = (query: string) => index.query(query, { limit: 3 })[0]?.entry.qualifiedName;
+    expect(first('merge PR 12 of octo/repo')).toBe('github__merge_pull_request');
+    expect(first('list the branches of octo/repo')).toBe('github__list_branches');
+    // No hand-written tool lists releases or workflow runs: an imported one stays first.
+    expect(first('list the releases of octo/repo')).toMatch(/^github-rest__repos_list_release/);
+    expect(first('list the workflow runs of octo/repo')).toMatch(/^github-rest__actions_list_workflow_runs/);
+  });
+});

@@ -93,9 +93,9 @@ describe('UPSTREAM_MCP_SERVERS', () => {
     });
   });
 
-  it('the example entries of README and docs/upstream-mcp.md are valid configurations', () => {
+  it('the example entries of README and docs/guides/upstream-mcp.md are valid configurations', () => {
     const root = new URL('../../', import.meta.url);
-    const examples = ['README.md', 'docs/upstream-mcp.md'].flatMap((file) =>
+    const examples = ['README.md', 'docs/guides/upstream-mcp.md'].flatMap((file) =>
       [...readFileSync(new URL(file, root), 'utf8').matchAll(/UPSTREAM_MCP_SERVERS='(\[[\s\S]*?\])'/g)].map((m) => ({ file, json: m[1] })),
     );
     expect(examples.length).toBeGreaterThanOrEqual(3);

@@ -3,7 +3,7 @@ import type { Caller } from '../../../core/caller.js';
 import type { Queryable } from '../../../platform/database/queryable.js';
 import { newId, newSecret } from '../../../platform/database/random-ids.js';
 
-export interface ApiKeyInfo {
+interface ApiKeyInfo {
   id: string;
   userId: string;
   label: string | null;

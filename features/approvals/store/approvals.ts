@@ -38,7 +38,7 @@ const COLUMNS = `id, tenant_id AS "tenantId", requester_user_id AS "requesterUse
   account_label AS "accountLabel", account_scope AS "accountScope", summary, status, decided_by AS "decidedBy", decided_at AS "decidedAt", reason,
   outcome_code AS "outcomeCode", created_at AS "createdAt", expires_at AS "expiresAt"`;
 
-export const newApprovalId = (): string => `apr_${randomBytes(16).toString('base64url')}`;
+const newApprovalId = (): string => `apr_${randomBytes(16).toString('base64url')}`;
 
 const callAad = (a: Pick<Approval, 'id' | 'tenantId' | 'requesterUserId'>) => `approvals:${a.id}:${a.tenantId}:${a.requesterUserId}:call`;
 const outcomeAad = (a: Pick<Approval, 'id' | 'tenantId' | 'requesterUserId'>) =>

@@ -24,11 +24,11 @@ export interface ConnectionAttempt {
 const COLUMNS = `id, tenant_id AS "tenantId", user_id AS "userId", integration, auth_mode AS "authMode",
   account_scope AS "accountScope", status, account_id AS "accountId", error, expires_at AS "expiresAt"`;
 
-export const hashState = (state: string): Buffer => createHash('sha256').update(state).digest();
+const hashState = (state: string): Buffer => createHash('sha256').update(state).digest();
 const pkceAad = (attemptId: string) => `attempt:${attemptId}:pkce`;
 
 /** What `createAttempt` did: the new attempt and the open ones it expired to make room, or why it could not. */
-export type CreatedAttempt = { attempt: ConnectionAttempt; displaced: string[] } | { full: { max: number; nextExpiresAt: Date } };
+type CreatedAttempt = { attempt: ConnectionAttempt; displaced: string[] } | { full: { max: number; nextExpiresAt: Date } };
 
 /**
  * Creates a PENDING attempt, keeping the user at `maxOpen` open attempts at most (PENDING and

@@ -3,7 +3,7 @@ import type { Account } from '../../accounts/store/accounts.js';
 import { listUsableAccounts } from '../../accounts/store/accounts.js';
 import { defineMetaTool } from '../../meta-tool.js';
 
-export const accountView = (a: Account) => ({
+const accountView = (a: Account) => ({
   id: a.id,
   integration: a.integration,
   label: a.label,

@@ -5,7 +5,7 @@ import { countFinishedCalls } from '../store/audit.js';
 export type BatchProgress = (done: number, total: number) => void;
 
 /** How often a running batch's finished calls are counted while someone follows its progress. */
-export const PROGRESS_POLL_MS = 500;
+const PROGRESS_POLL_MS = 500;
 
 /**
  * Follows a running batch by its calls' audit rows: each call's outcome is committed there the

@@ -11,7 +11,7 @@ import { stepUp } from './reauth.js';
 import { credentialFailure } from './resolve-credential.js';
 
 /** What the tool call had when it failed: its name, its account, and the secrets its error text is redacted with. */
-export interface FailedCall {
+interface FailedCall {
   tool: string;
   timeoutMs: number;
   integration: string;

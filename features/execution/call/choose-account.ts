@@ -5,7 +5,7 @@ import { getAttemptForCaller } from '../../connections/store/connection-attempts
 import type { ExecuteDeps } from './call.js';
 
 /** The account a call runs on, with its sealed credential (opened only if the call gets that far). */
-export interface CallAccount {
+interface CallAccount {
   account: Account;
   sealed: SealedCredentialRow | undefined;
 }

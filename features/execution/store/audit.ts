@@ -2,7 +2,7 @@ import { asStorableText } from '../../../platform/database/postgres-text.js';
 import type { Queryable } from '../../../platform/database/queryable.js';
 import { USER_AND_TENANT_SELECT, type UserAndTenant, userAndTenantOf } from '../../accounts/store/user-and-tenant.js';
 
-export interface ToolCallAudit {
+interface ToolCallAudit {
   callKey: string;
   tenantId: string;
   actorUserId: string;

@@ -1,13 +1,13 @@
 import type { Queryable } from '../../../platform/database/queryable.js';
 
-export interface Budget {
+interface Budget {
   /** e.g. `key:<api key id>`, `tenant:<tenant id>`. */
   bucket: string;
   /** Calls allowed per one-minute window. */
   limit: number;
 }
 
-export type SpendResult = { ok: true } | { ok: false; bucket: string; limit: number; retryAfterSec: number };
+type SpendResult = { ok: true } | { ok: false; bucket: string; limit: number; retryAfterSec: number };
 
 /**
  * Spends `calls` from every budget in the current one-minute window, or from none: when one

@@ -13,7 +13,7 @@ export const SEALED_ARGUMENT_KEY = '$switchboard:sealed';
 
 const aadOf = (owner: SealedArgumentOwner) => `tool-arguments:${owner.tenantId}:${owner.userId}:${owner.tool}`;
 
-export interface SealedArgumentOwner {
+interface SealedArgumentOwner {
   tenantId: string;
   userId: string;
   tool: string;

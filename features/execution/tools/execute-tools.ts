@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.js';
 import { defineMetaTool } from '../../meta-tool.js';
 import { runToolBatch } from '../batch/run-batch.js';
 
-export const MAX_EXECUTIONS = 500;
+const MAX_EXECUTIONS = 500;
 
 /** The nine-meta-tool shapes: `{result}` or `{error}`; NOT_CONNECTED and RATE_LIMITED carry extra fields. */
 export function metaEntry(ctx: ServiceContext, flatName: string, outcome: ToolOutcome): Record<string, unknown> {

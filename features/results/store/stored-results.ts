@@ -16,13 +16,13 @@ const REF_PREFIX = 'res_';
 
 const aadOf = (id: string, tenantId: string, userId: string) => `stored_results:${id}:${tenantId}:${userId}`;
 
-export interface StoredResult extends StoredResultRef {
+interface StoredResult extends StoredResultRef {
   /** The result's JSON text, as the tool answered it (after redaction, before any cut). */
   json: string;
 }
 
 /** Seconds a new stored result is safe from its user's bound: a batch answers within it unless it runs longer. */
-export const STORED_RESULT_GRACE_SEC = 15 * 60;
+const STORED_RESULT_GRACE_SEC = 15 * 60;
 
 /**
  * Seals `json` for its user until `expiresAt`; answers the reference. A user's stored results hold

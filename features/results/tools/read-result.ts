@@ -6,7 +6,7 @@ import { remoteReadResult } from '../../sources/composite.js';
 import { READ_RESULT_MAX_BYTES, readResultSlice } from '../read-result.js';
 
 /** At most this many JSON pointers in one `select`. */
-export const SELECT_MAX_POINTERS = 50;
+const SELECT_MAX_POINTERS = 50;
 
 /**
  * read_result: the rest of a cut result, by the `resultRef` a truncated result carries. Offsets

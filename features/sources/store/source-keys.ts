@@ -10,7 +10,7 @@ import { setUserRoles } from '../../accounts/store/users.js';
  * here for each of its users, each as a user of its own in the key's tenant.
  */
 
-export interface SourceKey {
+interface SourceKey {
   apiKeyId: string;
   tenantId: string;
   /** The key's own user: the delegates' tenant and first roles. */

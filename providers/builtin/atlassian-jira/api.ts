@@ -4,7 +4,7 @@ import type { ToolContext } from '../../sdk/index.js';
 import { apiPath, segment } from '../../sdk/url-path.js';
 
 /** An Atlassian site the connection may use (GET /oauth/token/accessible-resources). */
-export interface AtlassianSite {
+interface AtlassianSite {
   id: string;
   url: string;
   name: string;

@@ -5,7 +5,7 @@ import { apiPath, segment, segments } from '../../sdk/url-path.js';
 /** The REST API version every request pins (https://docs.github.com/rest/about-the-rest-api/api-versions). */
 const API_VERSION = '2022-11-28';
 
-export type Query = Record<string, string | number | boolean | undefined>;
+type Query = Record<string, string | number | boolean | undefined>;
 
 /** `?a=1&b=2` from the defined entries of `query`, or '' when there are none. */
 export function queryString(query: Query = {}): string {

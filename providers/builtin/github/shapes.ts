@@ -63,7 +63,7 @@ export interface GhPull {
   updated_at: string;
 }
 
-export interface GhCommit {
+interface GhCommit {
   sha: string;
   html_url: string;
   commit: { message: string; author: { name: string; email: string; date: string } | null };

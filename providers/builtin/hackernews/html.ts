@@ -20,7 +20,7 @@ export const PAGE_MAX_CHARS = 256 * 1024;
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
-export function decodeEntities(text: string): string {
+function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, code: string) => {
     if (code[0] === '#') {
       const n = code[1] === 'x' || code[1] === 'X' ? Number.parseInt(code.slice(2), 16) : Number.parseInt(code.slice(1), 10);
@@ -66,7 +66,7 @@ export function signedInUser(page: string): string | undefined {
   return id ? decodeURIComponent(id) : undefined;
 }
 
-export interface Profile {
+interface Profile {
   username: string;
   created: string | null;
   karma: number | null;
@@ -94,7 +94,7 @@ export function parseProfile(page: string): Profile | undefined {
   };
 }
 
-export interface Story {
+interface Story {
   id: number;
   title: string;
   url: string;
@@ -143,7 +143,7 @@ export function parseStories(page: string, baseUrl: string): { stories: Story[];
   return { stories, more: /\bclass\s*=\s*["']morelink["']/i.test(read) };
 }
 
-export interface ReplyForm {
+interface ReplyForm {
   parent: string;
   goto: string;
   hmac: string;

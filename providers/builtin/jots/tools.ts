@@ -3,10 +3,10 @@ import type { JotsStore } from '../../../core/ports/jots.js';
 import { defineTool, type ToolContext } from '../../sdk/index.js';
 
 /** Limits of one note. */
-export const TITLE_MAX_CHARS = 200;
-export const BODY_MAX_BYTES = 100_000;
-export const TAGS_MAX = 20;
-export const TAG_MAX_CHARS = 50;
+const TITLE_MAX_CHARS = 200;
+const BODY_MAX_BYTES = 100_000;
+const TAGS_MAX = 20;
+const TAG_MAX_CHARS = 50;
 
 const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
 

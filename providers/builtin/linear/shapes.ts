@@ -1,6 +1,6 @@
 /** The parts of Linear's GraphQL objects the tools select, and the slim rows they return. */
 
-export interface LinearPageInfo {
+interface LinearPageInfo {
   hasNextPage: boolean;
   endCursor: string | null;
 }

@@ -4,7 +4,7 @@
  * supports them, so no registration is needed. A public client (PKCE, no secret): the draft
  * forbids shared secrets in such a document.
  */
-export interface ClientMetadataDocument {
+interface ClientMetadataDocument {
   client_id: string;
   client_name: string;
   client_uri: string;

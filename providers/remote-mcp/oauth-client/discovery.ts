@@ -27,7 +27,7 @@ export interface DiscoveredAuthorization {
   scopes: string[] | undefined;
 }
 
-export interface DiscoveryOptions extends EgressOptions {
+interface DiscoveryOptions extends EgressOptions {
   /** A challenge already in hand (a 401 or 403 of a real call): no probe is sent. */
   challenge?: string | null;
   /** Only this authorization server may be used (a pre-registered client's issuer). */
@@ -85,7 +85,7 @@ export async function discoverAuthorization(serverUrl: string, options: Discover
 }
 
 /** The egress with the server's own host and port added (`trustServerHost`); nothing else is added. */
-export function serverEgress(serverUrl: string, options: EgressOptions): EgressOptions {
+function serverEgress(serverUrl: string, options: EgressOptions): EgressOptions {
   const url = new URL(serverUrl);
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   const ip = parseIp(url.hostname);
@@ -94,7 +94,7 @@ export function serverEgress(serverUrl: string, options: EgressOptions): EgressO
 }
 
 /** RFC 9728 metadata: the challenge's `resource_metadata` (same origin only), else the well-known URLs. */
-export async function fetchProtectedResourceMetadata(
+async function fetchProtectedResourceMetadata(
   server: URL,
   challenge: BearerChallenge | undefined,
   fetch: GuardedFetch,

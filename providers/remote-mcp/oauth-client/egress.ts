@@ -3,10 +3,10 @@ import { checkUrlShape, type EgressErrors, type EgressOptions, type GuardedFetch
 import { McpAuthError } from './oauth-errors.js';
 
 /** Metadata documents are a few kilobytes; a megabyte is generous and still harmless. */
-export const DEFAULT_METADATA_MAX_BYTES = 1024 * 1024;
+const DEFAULT_METADATA_MAX_BYTES = 1024 * 1024;
 
 /** How the shared guarded fetch fails for OAuth discovery, registration and tokens: McpAuthError codes. */
-export const mcpAuthEgressErrors: EgressErrors = {
+const mcpAuthEgressErrors: EgressErrors = {
   refused: (why, url) =>
     new McpAuthError(
       'egress_refused',

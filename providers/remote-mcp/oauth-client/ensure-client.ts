@@ -11,7 +11,7 @@ import { mcpAuthFetch } from './egress.js';
 import { type AuthorizationServerMetadata, readJsonObject, sameIssuer } from './metadata.js';
 import { McpAuthError } from './oauth-errors.js';
 
-export interface EnsureClientOptions extends EgressOptions {
+interface EnsureClientOptions extends EgressOptions {
   /** The callback a dynamic registration is made with (core/urls.ts `issuerCallbackUrl`: the issuer's own). */
   redirectUri: string;
   preRegistered?: PreRegisteredClient;

@@ -2,7 +2,7 @@
  * Why an upstream MCP server's OAuth could not go on. Codes are stable (callers branch on them);
  * messages name URLs and fields but never a secret (no token, code, verifier or client secret).
  */
-export type McpAuthErrorCode =
+type McpAuthErrorCode =
   /** The network policy refused a URL (private address, plain http off the allow-list, userinfo). */
   | 'egress_refused'
   /** A document could not be fetched (network error, 5xx, no well-known location answered). */

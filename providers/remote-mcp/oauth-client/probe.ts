@@ -2,7 +2,7 @@ import type { GuardedFetch } from '../../sdk/guarded-fetch.js';
 import { type BearerChallenge, bearerChallenge } from './www-authenticate.js';
 
 /** The protocol revision Switchboard's probe speaks. */
-export const PROBE_PROTOCOL_VERSION = '2025-11-25';
+const PROBE_PROTOCOL_VERSION = '2025-11-25';
 
 /**
  * Sends an unauthenticated `initialize` (what any MCP client sends first) and reads the answer's

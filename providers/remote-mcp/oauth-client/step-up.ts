@@ -5,7 +5,7 @@ const MAX_SCOPES = 50;
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/;
 
 /** What a step-up authorization asks for, and why (for the agent's `needs_reauth`). */
-export interface StepUp {
+interface StepUp {
   scopes: string[];
   reason: string;
 }

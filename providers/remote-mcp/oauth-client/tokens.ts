@@ -9,7 +9,7 @@ export type { TokenSet };
 
 type Egress = EgressOptions & { fetch?: GuardedFetch };
 
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   /** Where the human's browser goes: the authorization endpoint with PKCE, state, scope and resource. */
   url: URL;
   state: string;

@@ -27,7 +27,7 @@ export const APPROVAL_MESSAGE =
 const POLL_MS = 1_000;
 const HEARTBEAT_MS = 10_000;
 
-export interface Pending {
+interface Pending {
   approvalId: string;
   url: string;
   /** Puts the settled answer where the approval_required entry was. */

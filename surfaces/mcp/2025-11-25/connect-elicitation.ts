@@ -30,7 +30,7 @@ const POLL_MS = 1_000;
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What sends a request's notifications: the v1 SDK's handler `extra`, or an adapter over the v2 SDK's `ctx.mcpReq.notify`. */
-export interface NotificationSender {
+interface NotificationSender {
   sendNotification(notification: Extract<ServerNotification, { method: 'notifications/progress' }>): Promise<void>;
 }
 

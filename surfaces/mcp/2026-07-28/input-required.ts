@@ -43,11 +43,11 @@ const HUMAN_STEP_TOOLS = new Set(['execute_tools', 'connections_execute']);
 
 export const mayNeedPerson = (tool: MetaTool) => HUMAN_STEP_TOOLS.has(tool.name);
 
-export type RoundAnswer =
+type RoundAnswer =
   | { kind: 'answer'; body: unknown }
   | { kind: 'input_required'; inputRequests: Record<string, ReturnType<typeof inputRequired.elicitUrl>>; state: FlowState };
 
-export interface Round {
+interface Round {
   /** The state the client sent back (already verified by the SDK's hook), if this is a retry. */
   state: FlowState | undefined;
   /** The retry's inputResponses (untrusted: only their elicitation actions are read). */

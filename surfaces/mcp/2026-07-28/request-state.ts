@@ -19,7 +19,7 @@ import type { ServiceContext } from '../../../features/context.js';
 /** How long one round's state stays valid: each round mints a fresh one. */
 export const REQUEST_STATE_TTL_SEC = 600;
 /** Longer states are neither minted nor read (a handful of steps is a few kilobytes). */
-export const MAX_REQUEST_STATE_CHARS = 24_576;
+const MAX_REQUEST_STATE_CHARS = 24_576;
 /** Human steps one call may ask for over all its rounds; a call needing more answers as it stands. */
 export const MAX_HUMAN_STEPS = 8;
 /** A link longer than this is not asked for by URL (the call answers as it stands). */

@@ -40,11 +40,11 @@ import { createTaskResult, declaredCapabilities, declaresTasks, serveTasksExtens
  * (mcp-tasks-extension.ts).
  */
 
-export const MODERN_PROTOCOL_REVISION = '2026-07-28';
+const MODERN_PROTOCOL_REVISION = '2026-07-28';
 const SERVER_INFO = { name: pkg.name, version: pkg.version };
 
 /** Deeper bodies are not walked by the classification, and refused on the 2026-07-28 path (the SDK walks them recursively). */
-export const MAX_BODY_NESTING = 200;
+const MAX_BODY_NESTING = 200;
 
 /**
  * Whether a POST is for the 2026-07-28 revision, decided by the v2 SDK's own classification (the

@@ -24,9 +24,9 @@ import { declaresTasks, detailedTask, tasksNotDeclared } from './tasks-extension
  */
 
 /** At most this many task ids per subscription; more are not acknowledged. */
-export const MAX_TASKS_PER_SUBSCRIPTION = 50;
+const MAX_TASKS_PER_SUBSCRIPTION = 50;
 /** Task subscriptions one user may hold open at once, per process (each reads its tasks' state as they poll). */
-export const MAX_TASK_SUBSCRIPTIONS_PER_USER = 5;
+const MAX_TASK_SUBSCRIPTIONS_PER_USER = 5;
 const KEEP_ALIVE_MS = 15_000;
 
 interface ListenRequest {

@@ -44,7 +44,7 @@ const unknownTask = () => new ProtocolError(ProtocolErrorCode.InvalidParams, 'Fa
  * requests the client is to answer, and a task here waits on a person in the portal (a connection,
  * an approval), not on the client; its status message says what it waits for.
  */
-export function taskFields(view: TaskView) {
+function taskFields(view: TaskView) {
   return {
     taskId: view.taskId,
     status: view.status === 'input_required' ? ('working' as const) : view.status,

@@ -8,9 +8,9 @@ export interface McpSession {
 }
 
 /** A session unused this long is gone (the client initializes again on the 404). */
-export const MCP_SESSION_IDLE_SEC = 24 * 60 * 60;
+const MCP_SESSION_IDLE_SEC = 24 * 60 * 60;
 /** Live sessions one user keeps at most; opening one more ends the oldest. */
-export const MCP_SESSIONS_PER_USER = 50;
+const MCP_SESSIONS_PER_USER = 50;
 /** Declared capabilities larger than this (JSON) are kept as none: a client gains nothing by them. */
 const MAX_CAPABILITIES_BYTES = 16 * 1024;
 

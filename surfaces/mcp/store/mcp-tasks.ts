@@ -4,11 +4,11 @@ import { Keyring } from '../../../platform/database/keyring.js';
 import { inTransaction, lockKey, type Queryable } from '../../../platform/database/queryable.js';
 
 /** Kept this long when the client asks for no TTL. */
-export const MCP_TASK_TTL_DEFAULT_MS = 24 * 60 * 60 * 1000;
+const MCP_TASK_TTL_DEFAULT_MS = 24 * 60 * 60 * 1000;
 /** The longest TTL granted (a wait for a person may last days; its row is small). */
-export const MCP_TASK_TTL_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+const MCP_TASK_TTL_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 /** The shortest: a task must outlive the response that names it. */
-export const MCP_TASK_TTL_MIN_MS = 60 * 1000;
+const MCP_TASK_TTL_MIN_MS = 60 * 1000;
 /** Unfinished tasks one user keeps at most; one more is refused until some end. */
 export const MCP_TASKS_WORKING_PER_USER = 100;
 /** Live tasks (any status, until their TTL) one user keeps at most: tasks that fail at once are rows too. */
@@ -16,7 +16,7 @@ export const MCP_TASKS_PER_USER = 1000;
 /** tasks/list pages. */
 export const MCP_TASKS_PAGE = 50;
 
-export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 export interface McpTaskRow {
   idHash: Buffer;

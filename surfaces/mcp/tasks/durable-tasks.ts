@@ -32,26 +32,7 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * nothing yet (the starting process may be gone).
  */
 export function durableTasks(ctx: ServiceContext): TaskService {
-  const kindOf = (row: McpTaskRow): TaskKind => TASK_KINDS.get(row.tool)!;
-  const runOf = async (caller: Caller, row: McpTaskRow): Promise<TaskRun> => ({
-    ctx,
-    caller,
-    row,
-    args: await openMcpTaskArguments(ctx.pool, ctx.keyring, row),
-  });
-
-  /** The row once more, with the work's outcome recorded if it has ended since. */
-  async function refreshed(caller: Caller, taskId: string): Promise<McpTaskRow | undefined> {
-    const row = await findMcpTask(ctx.pool, caller, taskId);
-    if (!row || row.hasOutcome) return row;
-    const kind = kindOf(row);
-    const outcome =
-      row.status === 'cancelled' && kind.cancelledOutcome ? kind.cancelledOutcome : await kind.probe(await runOf(caller, row));
-    if (!outcome) return row;
-    await finishMcpTask(ctx.pool, ctx.keyring, row, outcome);
-    return findMcpTask(ctx.pool, caller, taskId);
-  }
-
+  const refreshed = (caller: Caller, taskId: string) => refreshedTask(ctx, caller, taskId);
   const service: TaskService = {
     taskSupport: (toolName) => ([...TASK_KINDS.values()].some((k) => k.tool.name === toolName) ? 'optional' : 'forbidden'),
 
@@ -59,48 +40,11 @@ export function durableTasks(ctx: ServiceContext): TaskService {
       const key = taskKindKey(tool);
       if (!key) throw new MetaToolError({ error: `${tool.name} cannot run as a task` }, 400);
       const kind = TASK_KINDS.get(key)!;
-      const ttlMs = grantedTtlMs(options.ttlMs);
       // A call without a requestId gets one of the task's own: collecting it later reads that batch only.
       const prepared = kind.prepare(args, `mcp-task:${randomBytes(18).toString('base64url')}`);
-      const created = await createMcpTask(ctx.pool, ctx.keyring, caller, {
-        tool: key,
-        arguments: prepared,
-        ttlMs,
-        pollIntervalMs: kind.pollIntervalMs,
-      });
-      if (!created) {
-        throw new MetaToolError(
-          {
-            error:
-              `Too many tasks: at most ${MCP_TASKS_WORKING_PER_USER} unfinished and ${MCP_TASKS_PER_USER} kept per user ` +
-              '(a task is kept until its TTL): wait for some to end, or cancel them.',
-          },
-          429,
-        );
-      }
-      const { taskId, row } = created;
-      const run: TaskRun = {
-        ctx,
-        caller,
-        row,
-        args: prepared,
-        onWorkflow: (workflowId) => setMcpTaskWorkflow(ctx.pool, row, workflowId),
-      };
-      const { durable, ended } = kind.start(run);
-      // Recorded here when this process sees the end; otherwise by the next read.
-      const recorded = ended
-        .then(async (outcome) => {
-          if (outcome) await finishMcpTask(ctx.pool, ctx.keyring, row, outcome);
-        })
-        .catch((err) => ctx.logger.warn({ tool: key, err: (err as Error).message }, 'task outcome not recorded; the next read records it'));
-      try {
-        // A call that answered before any work existed outside this process (bad arguments, a call
-        // routed to a remote source) is answered from its recorded outcome, never by running it again.
-        await Promise.race([durable, recorded]);
-      } catch (err) {
-        ctx.logger.error({ tool: key, err: (err as Error).message }, 'task could not be started');
-        await finishMcpTask(ctx.pool, ctx.keyring, row, { body: { error: 'The task could not be started; try again.' }, isError: true });
-      }
+      const { taskId, row } = await recordTask(ctx, caller, key, kind, prepared, grantedTtlMs(options.ttlMs));
+      const onWorkflow = (workflowId: string) => setMcpTaskWorkflow(ctx.pool, row, workflowId);
+      await startTaskWork(ctx, { ctx, caller, row, args: prepared, onWorkflow }, key, kind);
       return viewOf(taskId, (await refreshed(caller, taskId)) ?? row);
     },
 
@@ -135,9 +79,8 @@ export function durableTasks(ctx: ServiceContext): TaskService {
       if (TERMINAL.has(row.status) || row.hasOutcome) return 'terminal';
       const cancelled = await cancelMcpTask(ctx.pool, row, 'Cancelled by the client.');
       if (!cancelled) return 'terminal';
-      const kind = kindOf(row);
       // The batch recorded by the moment of cancelling (none yet: its recorder stops it).
-      await kind.cancel(await runOf(caller, { ...row, workflowId: cancelled.workflowId }));
+      await kindOf(row).cancel(await runOf(ctx, caller, { ...row, workflowId: cancelled.workflowId }));
       const after = await refreshed(caller, taskId);
       return after ? viewOf(taskId, after) : 'unknown';
     },
@@ -155,6 +98,76 @@ export function durableTasks(ctx: ServiceContext): TaskService {
     },
   };
   return service;
+}
+
+/** A stored task's kind: rows are only ever written for a known kind. */
+const kindOf = (row: McpTaskRow): TaskKind => TASK_KINDS.get(row.tool)!;
+
+/** What a kind needs to probe or cancel a stored task's work, its arguments opened again. */
+async function runOf(ctx: ServiceContext, caller: Caller, row: McpTaskRow): Promise<TaskRun> {
+  return { ctx, caller, row, args: await openMcpTaskArguments(ctx.pool, ctx.keyring, row) };
+}
+
+/** The row once more, with the work's outcome recorded if it has ended since. */
+async function refreshedTask(ctx: ServiceContext, caller: Caller, taskId: string): Promise<McpTaskRow | undefined> {
+  const row = await findMcpTask(ctx.pool, caller, taskId);
+  if (!row || row.hasOutcome) return row;
+  const kind = kindOf(row);
+  const outcome =
+    row.status === 'cancelled' && kind.cancelledOutcome ? kind.cancelledOutcome : await kind.probe(await runOf(ctx, caller, row));
+  if (!outcome) return row;
+  await finishMcpTask(ctx.pool, ctx.keyring, row, outcome);
+  return findMcpTask(ctx.pool, caller, taskId);
+}
+
+/** The task's row, written before any work starts so that every process can answer for it; refused over the per-user caps. */
+async function recordTask(
+  ctx: ServiceContext,
+  caller: Caller,
+  key: string,
+  kind: TaskKind,
+  prepared: Record<string, unknown>,
+  ttlMs: number,
+) {
+  const created = await createMcpTask(ctx.pool, ctx.keyring, caller, {
+    tool: key,
+    arguments: prepared,
+    ttlMs,
+    pollIntervalMs: kind.pollIntervalMs,
+  });
+  if (!created) {
+    throw new MetaToolError(
+      {
+        error:
+          `Too many tasks: at most ${MCP_TASKS_WORKING_PER_USER} unfinished and ${MCP_TASKS_PER_USER} kept per user ` +
+          '(a task is kept until its TTL): wait for some to end, or cancel them.',
+      },
+      429,
+    );
+  }
+  return created;
+}
+
+/**
+ * Starts the task's work and waits only until it is durable (or already answered), so the client
+ * gets its task at once; a start that fails is recorded as the task's outcome.
+ */
+async function startTaskWork(ctx: ServiceContext, run: TaskRun, key: string, kind: TaskKind): Promise<void> {
+  const { durable, ended } = kind.start(run);
+  // Recorded here when this process sees the end; otherwise by the next read.
+  const recorded = ended
+    .then(async (outcome) => {
+      if (outcome) await finishMcpTask(ctx.pool, ctx.keyring, run.row, outcome);
+    })
+    .catch((err) => ctx.logger.warn({ tool: key, err: (err as Error).message }, 'task outcome not recorded; the next read records it'));
+  try {
+    // A call that answered before any work existed outside this process (bad arguments, a call
+    // routed to a remote source) is answered from its recorded outcome, never by running it again.
+    await Promise.race([durable, recorded]);
+  } catch (err) {
+    ctx.logger.error({ tool: key, err: (err as Error).message }, 'task could not be started');
+    await finishMcpTask(ctx.pool, ctx.keyring, run.row, { body: { error: 'The task could not be started; try again.' }, isError: true });
+  }
 }
 
 function viewOf(taskId: string, row: McpTaskRow): TaskView {

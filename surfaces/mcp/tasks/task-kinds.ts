@@ -52,7 +52,7 @@ export interface TaskRun {
 }
 
 /** A MetaToolError (bad arguments, a refusal) is the call's answer; anything else is not final. */
-export async function outcomeOf(answer: Promise<unknown>): Promise<McpTaskOutcome | undefined> {
+async function outcomeOf(answer: Promise<unknown>): Promise<McpTaskOutcome | undefined> {
   try {
     return { body: await answer, isError: false };
   } catch (err) {
@@ -66,7 +66,7 @@ export async function outcomeOf(answer: Promise<unknown>): Promise<McpTaskOutcom
  * How long a task's creator may still be starting its batch (or, for a call routed to a remote
  * source, running it there) before its row names one: until then the row's silence is not an answer.
  */
-export const batchStartGraceMs = (ctx: ServiceContext) => ctx.config.CONNECTIONS_TOOL_TIMEOUT_MS + 60_000;
+const batchStartGraceMs = (ctx: ServiceContext) => ctx.config.CONNECTIONS_TOOL_TIMEOUT_MS + 60_000;
 
 /** Stops a batch a task started (those are `cancellable`): a batch the task only joined runs on. */
 async function cancelBatch(ctx: ServiceContext, workflowId: string): Promise<void> {

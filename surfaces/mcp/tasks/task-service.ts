@@ -8,7 +8,7 @@ import type { MetaTool } from '../../../features/meta-tool.js';
  * unknown one, everywhere.
  */
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 /** A task as the protocol shows it (the MCP `Task` object). */
 export interface TaskView {
@@ -31,7 +31,7 @@ export interface TaskOutcome {
 }
 
 /** Whether a tool may run as a task (`execution.taskSupport` in tools/list). */
-export type TaskSupport = 'optional' | 'forbidden';
+type TaskSupport = 'optional' | 'forbidden';
 
 export interface TaskService {
   /** `optional` for the tools whose work is durable (calls, waits); `forbidden` for the quick ones. */

@@ -91,7 +91,7 @@ export async function closeCaptureBrowser(): Promise<void> {
 
 // ---- sessions ----
 
-export type CaptureOwner = CallerOwner;
+type CaptureOwner = CallerOwner;
 
 export interface CaptureSession {
   readonly id: string;
@@ -114,7 +114,7 @@ export interface CaptureSession {
   inputs: Promise<unknown>;
 }
 
-export interface OpenCapture {
+interface OpenCapture {
   attemptId: string;
   integration: string;
   owner: CaptureOwner;
@@ -126,7 +126,7 @@ export interface OpenCapture {
   attemptExpiresAt: Date;
 }
 
-export interface CaptureLimits {
+interface CaptureLimits {
   /** COOKIE_CAPTURE_MAX_SESSIONS: all tenants together, per process. */
   sessions: number;
   /** COOKIE_CAPTURE_MAX_PER_TENANT. */
@@ -137,7 +137,7 @@ export interface CaptureLimits {
   framesPerSec: number;
 }
 
-export interface CaptureSessionsOptions {
+interface CaptureSessionsOptions {
   chromium: ChromiumSettings;
   timeoutMs: number;
   logger: Logger;

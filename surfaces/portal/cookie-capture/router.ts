@@ -2,15 +2,12 @@ import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { type Binding, bindBrowser, isBoundBrowser } from '../../../features/connections/browser-binding.js';
-import { checkContext } from '../../../features/connections/check-context.js';
-import { completeConnection } from '../../../features/connections/complete.js';
-import { whyMayNotConnect } from '../../../features/connections/connect-rule.js';
-import { linkExpired } from '../../../features/connections/link-expired.js';
-import { type ConnectionAttempt, getAttempt, isOpenAttempt } from '../../../features/connections/store/connection-attempts.js';
+import { type ConnectionAttempt, getAttempt } from '../../../features/connections/store/connection-attempts.js';
 import type { ServiceContext } from '../../../features/context.js';
 import { csrfToken, requireCsrf } from '../csrf.js';
 import { messagePage, notAllowedPage } from '../html.js';
 import { readPortalUser } from '../session-cookie.js';
+import { capture } from './capture.js';
 import {
   CaptureLimitError,
   type CaptureSession,
@@ -19,6 +16,7 @@ import {
   FORWARDED_KEYS,
   VIEWPORT,
 } from './capture-sessions.js';
+import { mayStillConnect } from './may-still-connect.js';
 import { capturePage } from './page.js';
 
 /**
@@ -38,11 +36,6 @@ const captureBinding = (session: Pick<CaptureSession, 'id' | 'owner'>): Binding 
   path: `/portal/capture/${session.id}`,
   subject: `${session.id}\n${session.owner.tenantId}\n${session.owner.userId}`,
 });
-
-/** The user's connect rule now (roles read fresh), or the reason they may not connect. */
-function mayStillConnect(ctx: ServiceContext, session: CaptureSession, attempt?: ConnectionAttempt): Promise<string | undefined> {
-  return whyMayNotConnect(ctx.pool, session.owner, session.integration, attempt?.accountScope ?? 'user');
-}
 
 const managers = new WeakMap<ServiceContext, CaptureSessions>();
 
@@ -116,29 +109,11 @@ export function cookieCaptureRouter(ctx: ServiceContext): Router {
   const json = express.json({ limit: '16kb' });
   const csrf = requireCsrf(ctx);
   const script = readFileSync(new URL('./capture-client.js', import.meta.url), 'utf8');
+  const own = ownSession(ctx, sessions);
 
   router.get('/portal/capture.js', (_req: Request, res: Response) => {
     res.type('text/javascript').set('cache-control', 'no-cache').send(script);
   });
-
-  /**
-   * The caller's session or a 404 (unknown, over, someone else's, or opened in another browser:
-   * all look the same).
-   */
-  const own = async (req: Request, res: Response): Promise<CaptureSession | undefined> => {
-    const human = await readPortalUser(ctx, req);
-    const session = human ? sessions.get(String(req.params.sid), human) : undefined;
-    if (session && isBoundBrowser(ctx, req, captureBinding(session))) return session;
-    res.set('cache-control', 'no-store');
-    if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
-      res
-        .status(404)
-        .send(messagePage('Not found', 'There is no sign-in session here. It may have ended: open the connect link again.', 'bad'));
-    } else {
-      res.status(404).json({ error: 'No such capture session' });
-    }
-    return undefined;
-  };
 
   router.get('/portal/capture/:sid', async (req: Request, res: Response) => {
     if (!(await readPortalUser(ctx, req))) return res.redirect(303, `/portal/login?next=${encodeURIComponent(req.originalUrl)}`);
@@ -171,44 +146,8 @@ export function cookieCaptureRouter(ctx: ServiceContext): Router {
     if (session) res.set('cache-control', 'no-store').json(await sessions.state(session));
   });
 
-  /** A forwarded input: parsed, then queued behind the ones before it. */
-  const forward =
-    <T>(schema: z.ZodType<T>, act: (session: CaptureSession, input: T) => Promise<unknown>) =>
-    async (req: Request, res: Response) => {
-      const session = await own(req, res);
-      if (!session) return;
-      const parsed = schema.safeParse(req.body);
-      if (!parsed.success) return res.status(400).json({ error: parsed.error.issues.map((i) => i.message).join('; ') });
-      try {
-        await act(session, parsed.data);
-        res.json({ ok: true });
-      } catch (err) {
-        if (session.closed) return res.status(404).json({ error: 'No such capture session' });
-        ctx.logger.debug({ err: (err as Error).message }, 'capture input failed');
-        res.status(409).json({ error: 'The page did not take that input; try again' });
-      }
-    };
-  const post = (path: string, handler: (req: Request, res: Response, next: NextFunction) => unknown) =>
-    router.post(`/portal/capture/:sid/${path}`, json, csrf, handler);
-
-  post(
-    'click',
-    forward(clickInput, (s, { x, y }) =>
-      sessions.input(s, (page) => page.mouse.click(clamp(x, VIEWPORT.width), clamp(y, VIEWPORT.height))),
-    ),
-  );
-  post(
-    'type',
-    forward(typeInput, (s, { text }) => sessions.input(s, (page) => page.keyboard.type(text))),
-  );
-  post(
-    'key',
-    forward(keyInput, (s, { key }) => sessions.input(s, (page) => page.keyboard.press(key))),
-  );
-  post(
-    'scroll',
-    forward(scrollInput, (s, { dy }) => sessions.input(s, (page) => page.mouse.wheel(0, Math.max(-2000, Math.min(2000, dy))))),
-  );
+  const post: PostRoute = (path, handler) => router.post(`/portal/capture/:sid/${path}`, json, csrf, handler);
+  inputRoutes(post, sessions, forwardInput(ctx, own));
 
   post('cancel', async (req: Request, res: Response) => {
     const session = await own(req, res);
@@ -238,105 +177,70 @@ export function cookieCaptureRouter(ctx: ServiceContext): Router {
   return router;
 }
 
-interface CaptureOutcome {
-  httpStatus: number;
-  body: { ok: boolean; status: string; title: string; message: string };
-}
+type OwnSession = (req: Request, res: Response) => Promise<CaptureSession | undefined>;
+type PostRoute = (path: string, handler: (req: Request, res: Response, next: NextFunction) => unknown) => unknown;
+type Forward = <T>(
+  schema: z.ZodType<T>,
+  act: (session: CaptureSession, input: T) => Promise<unknown>,
+) => (req: Request, res: Response) => Promise<unknown>;
 
 /**
- * Capture: the service's cookies from the session's context, checked with the provider's cheap
- * `checkSession`; only a live session is stored (sealed, through completeConnection, which also
- * wakes wait_for_connection). A failed check stores nothing and leaves the browser open.
+ * The caller's session or a 404 (unknown, over, someone else's, or opened in another browser:
+ * all look the same).
  */
-async function capture(ctx: ServiceContext, sessions: CaptureSessions, session: CaptureSession): Promise<CaptureOutcome> {
-  const provider = ctx.registry.get(session.integration);
-  const name = provider?.manifest.displayName ?? session.integration;
-  const log = ctx.logger.child({ attemptId: session.attemptId, integration: session.integration });
-  const attempt = await getAttempt(ctx.pool, session.attemptId);
-  if (!provider || !attempt || !isOpenAttempt(attempt)) {
-    await sessions.close(session, 'attempt final');
-    return attempt?.status === 'CONNECTED'
-      ? {
-          httpStatus: 200,
-          body: { ok: true, status: 'connected', title: 'Connected', message: `This ${name} connection is already complete.` },
-        }
-      : {
-          httpStatus: 410,
-          body: {
-            ok: false,
-            status: 'expired',
-            ...linkExpired('has-expired'),
-          },
-        };
-  }
-  const refusal = await mayStillConnect(ctx, session, attempt);
-  if (refusal) {
-    log.info({ refused: refusal }, 'capture by a user who may no longer connect; nothing stored');
-    await sessions.close(session, 'user may no longer connect');
-    return { httpStatus: 403, body: { ok: false, status: 'forbidden', title: 'Not allowed', message: `${refusal} Nothing was stored.` } };
-  }
-  const notSignedIn: CaptureOutcome = {
-    httpStatus: 409,
-    body: {
-      ok: false,
-      status: 'not_signed_in',
-      title: `Sign in to ${name}`,
-      message: `You are not signed in to ${name} yet, so nothing was stored. Sign in above, then press Capture again.`,
-    },
+function ownSession(ctx: ServiceContext, sessions: CaptureSessions): OwnSession {
+  return async (req, res) => {
+    const human = await readPortalUser(ctx, req);
+    const session = human ? sessions.get(String(req.params.sid), human) : undefined;
+    if (session && isBoundBrowser(ctx, req, captureBinding(session))) return session;
+    res.set('cache-control', 'no-store');
+    if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
+      res
+        .status(404)
+        .send(messagePage('Not found', 'There is no sign-in session here. It may have ended: open the connect link again.', 'bad'));
+    } else {
+      res.status(404).json({ error: 'No such capture session' });
+    }
+    return undefined;
   };
-  const cookies = await sessions.cookies(session);
-  if (!cookies.length) return notSignedIn;
-  const toolContext = checkContext(ctx, {
-    provider,
-    credential: { type: 'cookie', cookies },
-    caller: session.owner,
-    logger: log,
-    timeoutMs: 10_000,
-  });
-  try {
-    if (provider.checkSession && !(await provider.checkSession(toolContext))) return notSignedIn;
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, 'capture: could not check the session');
-    return {
-      httpStatus: 502,
-      body: {
-        ok: false,
-        status: 'check_failed',
-        title: `Sign in to ${name}`,
-        message: `Switchboard could not reach ${name} to check the sign-in, so nothing was stored. Press Capture again in a moment.`,
-      },
-    };
-  }
-  const identity = provider.identify
-    ? await provider.identify(toolContext).catch((err: Error) => {
-        log.warn({ err: err.message }, 'capture: could not identify the account');
-        return undefined;
-      })
-    : undefined;
-  const saved = await completeConnection(ctx, attempt, {
-    label: identity?.label ?? name,
-    externalId: identity?.externalId ?? null,
-    credential: { type: 'cookie', cookies },
-  });
-  await sessions.close(session, saved ? 'captured' : 'attempt expired');
-  if (!saved) {
-    return {
-      httpStatus: 410,
-      body: {
-        ok: false,
-        status: 'expired',
-        ...linkExpired('expired-before-you-finished'),
-      },
-    };
-  }
-  log.info({ accountId: saved.id, cookies: cookies.length }, 'cookie session captured');
-  return {
-    httpStatus: 200,
-    body: {
-      ok: true,
-      status: 'connected',
-      title: 'Connected',
-      message: `Your ${name} account ${saved.label} is connected. You can close this window.`,
-    },
+}
+
+/** A forwarded input: parsed, then queued behind the ones before it. */
+function forwardInput(ctx: ServiceContext, own: OwnSession): Forward {
+  return (schema, act) => async (req, res) => {
+    const session = await own(req, res);
+    if (!session) return;
+    const parsed = schema.safeParse(req.body);
+    if (!parsed.success) return res.status(400).json({ error: parsed.error.issues.map((i) => i.message).join('; ') });
+    try {
+      await act(session, parsed.data);
+      res.json({ ok: true });
+    } catch (err) {
+      if (session.closed) return res.status(404).json({ error: 'No such capture session' });
+      ctx.logger.debug({ err: (err as Error).message }, 'capture input failed');
+      res.status(409).json({ error: 'The page did not take that input; try again' });
+    }
   };
+}
+
+/** The human's clicks, typing, keys and scrolling, sent to the page in the browser Switchboard runs (kept inside the viewport). */
+function inputRoutes(post: PostRoute, sessions: CaptureSessions, forward: Forward): void {
+  post(
+    'click',
+    forward(clickInput, (s, { x, y }) =>
+      sessions.input(s, (page) => page.mouse.click(clamp(x, VIEWPORT.width), clamp(y, VIEWPORT.height))),
+    ),
+  );
+  post(
+    'type',
+    forward(typeInput, (s, { text }) => sessions.input(s, (page) => page.keyboard.type(text))),
+  );
+  post(
+    'key',
+    forward(keyInput, (s, { key }) => sessions.input(s, (page) => page.keyboard.press(key))),
+  );
+  post(
+    'scroll',
+    forward(scrollInput, (s, { dy }) => sessions.input(s, (page) => page.mouse.wheel(0, Math.max(-2000, Math.min(2000, dy))))),
+  );
 }
