@@ -1,5 +1,8 @@
 import type { Config, ProviderEnv } from '../core/config.js';
+import type { TenantOpenApiEntry } from '../core/tenant-openapi-entry.js';
 import type { UpstreamEntry } from '../core/upstream-entry.js';
+import { OpenApiError } from './openapi/document.js';
+import { parseTenantOpenApi, withDocumentSha } from './openapi/tenant.js';
 import { parseTenantUpstream } from './remote-mcp/config.js';
 import type { Credential, Provider, ToolDefinition } from './sdk/index.js';
 import { staticOAuthFlow } from './sdk/oauth-client.js';
@@ -95,21 +98,54 @@ export class ProviderRegistry {
    * build it. Throws an Error whose message says what is wrong.
    */
   tenantEntry(text: string): UpstreamEntry {
-    const owner = this.view?.base ?? this;
-    const servers = owner.tenantViews?.servers;
-    if (!servers) throw new Error('this deployment does not take upstream servers per tenant');
+    const servers = this.tenantServers();
     const entry = parseTenantUpstream(text);
-    const clash = this.takenBy(entry.name);
-    if (clash) {
-      throw new Error(
-        clash === entry.name
-          ? `"${entry.name}" is the name of the deployment's integration ${clash}; choose another name`
-          : `"${entry.name}" would name its tools like the deployment's integration ${clash} (${entry.name.replace(/-/g, '_')}_…); choose another name`,
-      );
-    }
+    this.refuseTaken(entry.name);
     // The factory refuses what this build cannot serve (e.g. an auth mode); nothing is sent anywhere.
     void servers.build(entry, 'validation').dynamicTools?.close();
     return entry;
+  }
+
+  /**
+   * What a tenant administrator's text adds: an upstream MCP server (as tenantEntry checks it), or
+   * an OpenAPI integration (`"kind": "openapi"`) with its document fetched now, once, through the
+   * guarded egress, parsed and converted, so a bad document is refused here with the place of the
+   * problem (`document: paths./x.get…: …`). Throws an Error whose message says what is wrong.
+   */
+  async tenantAddition(
+    text: string,
+  ): Promise<{ entry: UpstreamEntry; document?: undefined } | { entry: TenantOpenApiEntry; document: string }> {
+    const input = parseTenantOpenApi(text);
+    if (!input) return { entry: this.tenantEntry(text) };
+    const openapi = this.tenantServers().openapi;
+    if (!openapi) throw new Error('this deployment does not take OpenAPI integrations per tenant');
+    this.refuseTaken(input.name);
+    try {
+      const fetched = await openapi.fetch(input.document);
+      const entry = withDocumentSha(input, fetched.text);
+      const provider = openapi.build(entry, fetched.document, 'validation');
+      if (!provider.tools.length) throw new OpenApiError('paths', 'no operation becomes a tool (check include and exclude)');
+      return { entry, document: fetched.text };
+    } catch (err) {
+      if (err instanceof OpenApiError) throw new Error(`document: ${err.message}`);
+      throw err;
+    }
+  }
+
+  private tenantServers(): TenantServers {
+    const servers = (this.view?.base ?? this).tenantViews?.servers;
+    if (!servers) throw new Error('this deployment does not take upstream servers per tenant');
+    return servers;
+  }
+
+  private refuseTaken(name: string): void {
+    const clash = this.takenBy(name);
+    if (!clash) return;
+    throw new Error(
+      clash === name
+        ? `"${name}" is the name of the deployment's integration ${clash}; choose another name`
+        : `"${name}" would name its tools like the deployment's integration ${clash} (${name.replace(/-/g, '_')}_…); choose another name`,
+    );
   }
 
   /** Reads the tenant's servers again on next use (this process just changed them). */

@@ -1,9 +1,19 @@
 import type { TenantServerSource } from '../core/ports/tenant-upstream-servers.js';
+import { isOpenApiItem, type TenantOpenApiEntry, tenantOpenApiEntrySchema } from '../core/tenant-openapi-entry.js';
 import { type UpstreamEntry, upstreamEntrySchema } from '../core/upstream-entry.js';
+import type { OpenApiDocument } from './openapi/document.js';
 import type { Provider } from './sdk/index.js';
 
 /** A tenant's own servers as the registry reads them: each built into a provider. */
-export type TenantServers = TenantServerSource<Provider>;
+export type TenantServers = TenantServerSource<Provider, OpenApiDocument>;
+
+/** A tenant's entry of either kind: an upstream MCP server or an OpenAPI integration. */
+export type TenantEntry = UpstreamEntry | TenantOpenApiEntry;
+
+const isOpenApiEntry = (entry: TenantEntry): entry is TenantOpenApiEntry => 'kind' in entry && entry.kind === 'openapi';
+
+/** Parsed tenants' documents kept in memory, by sha256 (a document can be megabytes: read and parsed once). */
+export const TENANT_DOCUMENTS_CACHED = 16;
 
 /**
  * How long a tenant's view is answered without reading its rows again. Another process's change
@@ -37,6 +47,7 @@ export class TenantViews<V> {
   private readonly built = new Map<string, Map<string, Built>>();
   /** Bumped by forget(): a read that started before a change must not cache what it read. */
   private readonly generations = new Map<string, number>();
+  private readonly documents = new Map<string, OpenApiDocument>();
 
   constructor(
     readonly servers: TenantServers,
@@ -91,19 +102,38 @@ export class TenantViews<V> {
     await Promise.all(all.map((b) => b.provider.dynamicTools?.close().catch(() => undefined)));
   }
 
+  /** An entry's provider; an OpenAPI entry's document is read from the store only when no parsed copy is cached. */
+  private async buildEntry(entry: TenantEntry, tenantId: string): Promise<Provider> {
+    if (!isOpenApiEntry(entry)) return this.servers.build(entry, tenantId);
+    const openapi = this.servers.openapi;
+    if (!openapi) throw new Error('this deployment does not take OpenAPI integrations per tenant');
+    const sha = entry.documentSha256;
+    let document = this.documents.get(sha);
+    if (document) this.documents.delete(sha);
+    else {
+      const text = await openapi.text(tenantId, sha);
+      if (text === undefined) throw new Error('its stored document is missing');
+      document = openapi.parse(text);
+    }
+    // Most recently used last: the first is the one dropped.
+    this.documents.set(sha, document);
+    if (this.documents.size > TENANT_DOCUMENTS_CACHED) this.documents.delete(this.documents.keys().next().value as string);
+    return openapi.build(entry, document, tenantId);
+  }
+
   private async reload(tenantId: string): Promise<V | undefined> {
     const generation = this.generations.get(tenantId) ?? 0;
     const rows = await this.servers.load(tenantId);
     // The tenant's servers changed while they were read: read them again rather than keep the old rows.
     if ((this.generations.get(tenantId) ?? 0) !== generation) return this.get(tenantId);
     this.dropIdle(tenantId);
-    const entries: UpstreamEntry[] = [];
+    const entries: TenantEntry[] = [];
     for (const row of rows) {
       if (row.unusable) {
         this.servers.onSkipped?.(tenantId, row.name, row.unusable);
         continue;
       }
-      const parsed = upstreamEntrySchema.safeParse(row.entry);
+      const parsed = isOpenApiItem(row.entry) ? tenantOpenApiEntrySchema.safeParse(row.entry) : upstreamEntrySchema.safeParse(row.entry);
       const clash = parsed.success ? this.takenBy(parsed.data.name) : undefined;
       if (!parsed.success) this.servers.onSkipped?.(tenantId, row.name, 'its stored entry no longer validates');
       else if (clash) this.servers.onSkipped?.(tenantId, row.name, `the integration ${clash} of the deployment has this name`);
@@ -125,7 +155,7 @@ export class TenantViews<V> {
         continue;
       }
       try {
-        next.set(entry.name, { fingerprint, provider: this.servers.build(entry, tenantId) });
+        next.set(entry.name, { fingerprint, provider: await this.buildEntry(entry, tenantId) });
       } catch (err) {
         this.servers.onSkipped?.(tenantId, entry.name, (err as Error).message);
       }

@@ -14,6 +14,7 @@ import type { Keyring } from '../platform/database/keyring.js';
 import { tenantUpstreamSource } from '../platform/database/tenant-upstream-servers.js';
 import { builtinProviders } from '../providers/builtin/index.js';
 import { openapiProviders } from '../providers/openapi/index.js';
+import { tenantOpenApiFactory } from '../providers/openapi/tenant.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { tenantUpstreamFactory, upstreamFactory, upstreamProviders } from '../providers/remote-mcp/index.js';
 import type { Provider } from '../providers/sdk/index.js';
@@ -82,7 +83,16 @@ export function composeServices(parts: ServiceParts): ServiceContext {
   const registry = parts.providers
     ? ProviderRegistry.fromConfig(parts.providers, config)
     : ProviderRegistry.fromConfig(allProviders(config, logger, upstream, parts.demo), config).withTenantServers(
-        tenantUpstreamSource(pool, keyring, tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }), logger),
+        tenantUpstreamSource(
+          pool,
+          keyring,
+          tenantUpstreamFactory(config, { version: pkg.version, logger, ...upstream }),
+          logger,
+          tenantOpenApiFactory({
+            allowedHosts: config.UPSTREAM_MCP_ALLOWED_HOSTS,
+            maxResponseBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
+          }),
+        ),
       );
   return {
     config,

@@ -33,5 +33,11 @@ export async function knownIntegrationsOf(
   const known = knownIntegrations(config);
   if (names.every((n) => known.some((p) => p.name === n))) return known;
   const own = await listTenantUpstreams(await db(), tenantId);
-  return [...known, ...own.map((s) => ({ name: s.name, auth: String((s.entry.auth as { type?: string } | undefined)?.type ?? 'none') }))];
+  return [...known, ...own.map((s) => ({ name: s.name, auth: ownAuthMode(s.entry) }))];
+}
+
+/** A tenant entry's auth mode as its provider's manifest says it (an OpenAPI bearer token is entered like a key). */
+function ownAuthMode(entry: Record<string, unknown>): string {
+  const type = String((entry.auth as { type?: string } | undefined)?.type ?? 'none');
+  return entry.kind === 'openapi' && type === 'bearer' ? 'apikey' : type;
 }

@@ -13,6 +13,7 @@ import {
   tenantUpstreamSource,
 } from '../../platform/database/tenant-upstream-servers.js';
 import { builtinProviders } from '../../providers/builtin/index.js';
+import { tenantOpenApiFactory } from '../../providers/openapi/tenant.js';
 import { ProviderRegistry } from '../../providers/registry.js';
 import { upstreamFactory, upstreamProviders } from '../../providers/remote-mcp/index.js';
 import { tenantClientRedirectUri } from '../../providers/remote-mcp/tenant-client-redirect.js';
@@ -22,7 +23,16 @@ import { type Context, type Group, need, oneOptionCommand, requireTenant, UsageE
 function deploymentRegistry(config: Config, db: Queryable, keyring: Keyring): ProviderRegistry {
   const providers = [...builtinProviders, ...upstreamProviders(config, builtinProviders, { version: pkg.version })];
   return ProviderRegistry.fromConfig(providers, config).withTenantServers(
-    tenantUpstreamSource(db, keyring, upstreamFactory(config, { version: pkg.version })),
+    tenantUpstreamSource(
+      db,
+      keyring,
+      upstreamFactory(config, { version: pkg.version }),
+      undefined,
+      tenantOpenApiFactory({
+        allowedHosts: config.UPSTREAM_MCP_ALLOWED_HOSTS,
+        maxResponseBytes: config.CONNECTIONS_PROVIDER_RESPONSE_MAX_BYTES,
+      }),
+    ),
   );
 }
 
@@ -40,14 +50,14 @@ export async function addTenantServer(ctx: Context, tenantId: string, text: stri
   const keyring = ctx.keyring();
   const db = await ctx.db();
   await requireTenant(db, tenantId);
-  let entry: ReturnType<ProviderRegistry['tenantEntry']>;
+  let addition: Awaited<ReturnType<ProviderRegistry['tenantAddition']>>;
   try {
-    entry = deploymentRegistry(ctx.config, db, keyring).tenantEntry(text);
+    addition = await deploymentRegistry(ctx.config, db, keyring).tenantAddition(text);
   } catch (err) {
     throw new UsageError(`entry: ${(err as Error).message}`);
   }
   try {
-    ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, entry, createdBy: 'admin-cli' })));
+    ctx.out(withRedirectUri(ctx.config, await addTenantUpstream(db, keyring, { tenantId, createdBy: 'admin-cli', ...addition })));
   } catch (err) {
     if (err instanceof TenantUpstreamRefused) throw new UsageError(err.message);
     throw err;
@@ -73,6 +83,8 @@ export const upstreamGroup: Group = {
         '(docs/guides/upstream-mcp.md), e.g. \'{"name":"acme","displayName":"Acme","url":"https://mcp.acme.example/mcp"}\'.',
         "Its name may not be a built-in integration's or one of UPSTREAM_MCP_SERVERS. Running servers see it within",
         'a few seconds (docs/guides/upstream-mcp.md, "Per tenant"). Needs ENCRYPTION_KEYS.',
+        'An OpenAPI integration is an OPENAPI_INTEGRATIONS entry with "kind": "openapi" and the https URL of its',
+        'document, which is fetched once, now, through the same network policy as upstream servers.',
       ].join('\n'),
       options: { tenant: { type: 'string' } },
       positionals: ['entry'],

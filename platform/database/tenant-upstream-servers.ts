@@ -1,4 +1,5 @@
-import type { TenantServerSource } from '../../core/ports/tenant-upstream-servers.js';
+import type { TenantOpenApiSource, TenantServerSource } from '../../core/ports/tenant-upstream-servers.js';
+import type { TenantOpenApiEntry } from '../../core/tenant-openapi-entry.js';
 import type { UpstreamEntry } from '../../core/upstream-entry.js';
 import { Keyring } from './keyring.js';
 import { inTransaction, lockKey, type Queryable } from './queryable.js';
@@ -44,7 +45,7 @@ class TenantUpstreamExists extends TenantUpstreamRefused {
 }
 
 /** The entry without `auth.clientSecret`, and that secret. */
-function splitSecret(entry: UpstreamEntry): { open: Record<string, unknown>; clientSecret?: string } {
+function splitSecret(entry: UpstreamEntry | TenantOpenApiEntry): { open: Record<string, unknown>; clientSecret?: string } {
   const auth = entry.auth as Record<string, unknown>;
   if (typeof auth.clientSecret !== 'string') return { open: entry };
   const { clientSecret, ...rest } = auth;
@@ -59,24 +60,32 @@ const summary = (row: Row): TenantUpstreamSummary => ({
   createdAt: row.created_at.toISOString(),
 });
 
-/** Adds a server; throws TenantUpstreamExists when the tenant has one of that name. */
-export async function addTenantUpstream(
-  db: Queryable,
-  keyring: Keyring,
-  input: { tenantId: string; entry: UpstreamEntry; createdBy?: string },
-): Promise<TenantUpstreamSummary> {
+/** What an add stores: an upstream MCP server, or an OpenAPI integration with the text of its document. */
+export type TenantUpstreamInput = { tenantId: string; createdBy?: string } & (
+  | { entry: UpstreamEntry; document?: undefined }
+  | { entry: TenantOpenApiEntry; document: string }
+);
+
+/** Adds a server (or an OpenAPI integration and its document); throws TenantUpstreamExists when the tenant has one of that name. */
+export async function addTenantUpstream(db: Queryable, keyring: Keyring, input: TenantUpstreamInput): Promise<TenantUpstreamSummary> {
   const { open, clientSecret } = splitSecret(input.entry);
   const sealed = clientSecret ? keyring.encrypt(clientSecret, aad(input.tenantId, input.entry.name)) : null;
   return inTransaction(db, async (tx) => {
     // Two adds at once for one tenant queue here, so the count below is the one the insert sees.
     await lockKey(tx, `tenant-upstreams:${input.tenantId}`);
-    return insertCounted(tx, input, open, sealed);
+    const added = await insertCounted(tx, input, open, sealed);
+    if (input.document !== undefined)
+      await tx.query(
+        'INSERT INTO tenant_openapi_documents (tenant_id, sha256, text) VALUES ($1, $2, $3) ON CONFLICT (tenant_id, sha256) DO NOTHING',
+        [input.tenantId, input.entry.documentSha256, input.document],
+      );
+    return added;
   });
 }
 
 async function insertCounted(
   db: Queryable,
-  input: { tenantId: string; entry: UpstreamEntry; createdBy?: string },
+  input: TenantUpstreamInput,
   open: Record<string, unknown>,
   sealed: string | null,
 ): Promise<TenantUpstreamSummary> {
@@ -108,6 +117,12 @@ export async function listTenantUpstreams(db: Queryable, tenantId: string): Prom
 export async function removeTenantUpstream(db: Queryable, tenantId: string, name: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM tenant_upstream_servers WHERE tenant_id = $1 AND name = $2', [tenantId, name]);
   await deleteUpstreamCatalogs(db, `tenant:${tenantId}:${name}:`);
+  // Documents no entry of the tenant names any more.
+  await db.query(
+    `DELETE FROM tenant_openapi_documents d WHERE d.tenant_id = $1 AND NOT EXISTS
+       (SELECT 1 FROM tenant_upstream_servers s WHERE s.tenant_id = $1 AND s.entry->>'documentSha256' = d.sha256)`,
+    [tenantId],
+  );
   return (rowCount ?? 0) > 0;
 }
 
@@ -151,19 +166,30 @@ export async function resealTenantUpstreams(db: Queryable, keyring: Keyring): Pr
   return moved;
 }
 
+/** The stored text of a tenant's OpenAPI document, by its sha256. */
+export async function loadTenantOpenApiDocument(db: Queryable, tenantId: string, sha256: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ text: string }>('SELECT text FROM tenant_openapi_documents WHERE tenant_id = $1 AND sha256 = $2', [
+    tenantId,
+    sha256,
+  ]);
+  return rows[0]?.text;
+}
+
 /**
  * The registry's source of tenants' servers (ProviderRegistry.withTenantServers): rows from here,
- * each built by `build`, the deployment's one upstream factory.
+ * each built by `build`, the deployment's one upstream factory, or `openapi`'s (documents from here).
  */
-export function tenantUpstreamSource<Built>(
+export function tenantUpstreamSource<Built, Document = unknown>(
   db: Queryable,
   keyring: Keyring,
   build: TenantServerSource<Built>['build'],
   logger?: { warn(fields: object, message: string): void },
-): TenantServerSource<Built> {
+  openapi?: Omit<TenantOpenApiSource<Built, Document>, 'text'>,
+): TenantServerSource<Built, Document> {
   return {
     load: (tenantId) => loadTenantUpstreamEntries(db, keyring, tenantId),
     build,
+    ...(openapi && { openapi: { ...openapi, text: (tenantId, sha256) => loadTenantOpenApiDocument(db, tenantId, sha256) } }),
     onSkipped: (tenantId, name, reason) => logger?.warn({ tenantId, integration: name, reason }, 'tenant upstream server left out'),
   };
 }

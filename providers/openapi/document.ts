@@ -161,9 +161,14 @@ export function inlineSchema(doc: OpenApiDocument, schema: Json | undefined, whe
       if (DROPPED_KEYWORDS.has(key) || key.startsWith('x-')) continue;
       if (key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions' || key === 'dependentSchemas') {
         if (!isObject(child)) continue;
-        out[key] = Object.fromEntries(
-          Object.entries(child).map(([name, sub]) => [name, walk(sub, place(place(at, key), name), depth + 1, open)]),
-        );
+        const copied: JsonObject = {};
+        for (const [name, sub] of Object.entries(child)) {
+          // Past the bound every subschema is `{}`: a schema of 100,000 of them would be megabytes
+          // saying nothing, so the whole object accepts anything instead.
+          if (nodes >= options.maxNodes) return {};
+          copied[name] = walk(sub, place(place(at, key), name), depth + 1, open);
+        }
+        out[key] = copied;
       } else if (key === 'enum' || key === 'const' || key === 'default' || key === 'required' || key === 'type') {
         out[key] = child;
       } else if (typeof child === 'object' && child !== null) {

@@ -22,7 +22,17 @@ import { buildRequest } from './request.js';
 export interface OpenApiProviderOptions {
   /** Where arguments are checked against the input schema (the process's shared pool by default). */
   checker?: SchemaChecker;
+  /**
+   * How a tool's request is sent, given how the credential rides on it; default the tool
+   * context's fetch. A tenant's integration sends through the guarded egress (tenant.ts).
+   */
+  send?: (authorize: Provider['authorize']) => Sender;
 }
+
+/** Sends one of a tool's requests: a path below the API base. */
+export type Sender = (ctx: ToolContext, path: string, init: RequestInit) => Promise<Response>;
+
+const contextFetch: Sender = (ctx, path, init) => ctx.fetch(path, init);
 
 /** The document's first server, its `{variables}` given their defaults; an absolute http(s) URL. */
 export function documentBaseUrl(doc: OpenApiDocument): string {
@@ -167,7 +177,7 @@ async function resultOf(res: Response): Promise<unknown> {
   return { status: res.status, contentType: type, bytes: bytes.byteLength };
 }
 
-function toolOf(entry: OpenApiEntry, op: OperationSpec, checker: () => SchemaChecker): ToolDefinition {
+function toolOf(entry: OpenApiEntry, op: OperationSpec, checker: () => SchemaChecker, send: Sender): ToolDefinition {
   const schema = op.inputSchema;
   const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
   const cost = schemaCost(schema as Record<string, unknown>, MAX_ANALYSIS_STEPS);
@@ -188,7 +198,7 @@ function toolOf(entry: OpenApiEntry, op: OperationSpec, checker: () => SchemaChe
     }),
     async run(args: unknown, ctx: ToolContext) {
       const request = buildRequest(op, (isObject(args) ? args : {}) as JsonObject);
-      const res = await ctx.fetch(withQueryKey(entry, request.path, ctx.credential), {
+      const res = await send(ctx, withQueryKey(entry, request.path, ctx.credential), {
         method: request.method,
         headers: request.headers,
         body: request.body,
@@ -211,9 +221,10 @@ export function openapiProvider(entry: OpenApiEntry, doc: OpenApiDocument, optio
   const { operations, refused } = convertOperations(doc, { include: entry.include, exclude: entry.exclude, access: entry.access });
   const checker = () => options.checker ?? sharedSchemaChecker();
   const authorize = authorizer(entry);
+  const send = options.send?.(authorize) ?? contextFetch;
   const provider: Provider = {
     manifest,
-    tools: operations.map((op) => toolOf(entry, op, checker)),
+    tools: operations.map((op) => toolOf(entry, op, checker, send)),
     ...(authorize && { authorize }),
     // The GitHub app's accounts are told apart as the hand-written provider's are.
     ...(entry.auth.type === 'oauth2' && entry.auth.app === 'github' && github.identify && { identify: github.identify }),

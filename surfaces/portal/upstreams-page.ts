@@ -34,10 +34,10 @@ const NOTICES: Record<string, string> = {
 const FORBIDDEN = messagePage('Administrators only', "Only an administrator manages the organisation's upstream servers.", 'bad');
 
 function serverRow(ctx: ServiceContext, csrf: string, server: TenantUpstreamSummary): SafeHtml {
-  const entry = server.entry as { displayName?: string; url?: string; auth?: { type?: string } };
+  const entry = server.entry as { displayName?: string; url?: string; document?: string; auth?: { type?: string } };
   const redirectUri = tenantClientRedirectUri(ctx.config, server.entry);
   return html`<tr data-upstream="${server.name}"><td><strong>${entry.displayName ?? server.name}</strong> <code>${server.name}</code></td>
-<td><code>${entry.url ?? ''}</code></td><td>${entry.auth?.type ?? 'none'}${
+<td><code>${entry.url ?? entry.document ?? ''}</code>${entry.document ? html` <span class="muted">(OpenAPI)</span>` : ''}</td><td>${entry.auth?.type ?? 'none'}${
     redirectUri ? html`<br><span class="muted">its client's redirect URI:</span> <code data-redirect-uri>${redirectUri}</code>` : ''
   }</td>
 <td class="actions"><form method="post" action="${PATH}/${encodeURIComponent(server.name)}/remove" class="inline">
@@ -86,7 +86,7 @@ ${list}
     )}</select>
 <label for="entry">Or a JSON entry</label>
 <textarea id="entry" name="entry" rows="7" cols="70" spellcheck="false" placeholder='{"name": "acme", "displayName": "Acme", "url": "https://mcp.acme.example/mcp", "auth": {"type": "none"}}'>${flash.entry ?? ''}</textarea>
-<p class="muted">The same shape as the operator's <code>UPSTREAM_MCP_SERVERS</code> entries; the name may not be one of the deployment's integrations.</p>
+<p class="muted">The same shape as the operator's <code>UPSTREAM_MCP_SERVERS</code> entries, or an OpenAPI integration: an <code>OPENAPI_INTEGRATIONS</code> entry with <code>"kind": "openapi"</code> and the https URL of its document (fetched once, now). The name may not be one of the deployment's integrations.</p>
 <button type="submit">Add server</button></form>
 <p><a href="/portal/upstreams/registry">Find a server in the MCP Registry</a></p>`,
   );
@@ -113,14 +113,15 @@ export function upstreamsRouter(ctx: ServiceContext): Router {
     const refuse = async (error: string) => res.status(400).send(await upstreamsPage(ctx, req, me, { error, entry: text }));
     if (catalog && text) return refuse('Choose a catalog entry or write a JSON entry, not both.');
     if (!catalog && !text) return refuse('Choose a catalog entry or write a JSON entry.');
-    let entry: ReturnType<ServiceContext['registry']['tenantEntry']>;
+    let addition: Awaited<ReturnType<ServiceContext['registry']['tenantAddition']>>;
     try {
-      entry = ctx.registry.tenantEntry(catalog || text);
+      addition = await ctx.registry.tenantAddition(catalog || text);
     } catch (err) {
       return refuse(`Not added: ${(err as Error).message}.`);
     }
+    const { entry } = addition;
     try {
-      await addTenantUpstream(ctx.pool, ctx.keyring, { tenantId: me.caller.tenantId, entry, createdBy: me.user.id });
+      await addTenantUpstream(ctx.pool, ctx.keyring, { tenantId: me.caller.tenantId, createdBy: me.user.id, ...addition });
     } catch (err) {
       if (err instanceof TenantUpstreamRefused) return refuse(`Not added: ${err.message}.`);
       throw err;
