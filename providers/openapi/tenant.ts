@@ -129,7 +129,10 @@ export function tenantOpenApiFactory(options: TenantOpenApiOptions) {
     },
     parse: (text: string): OpenApiDocument => parseDocument(text),
     build(entry: TenantOpenApiEntry, document: OpenApiDocument, _tenantId: string): Provider {
-      return openapiProvider(entry, document, { send: (authorize) => egressSender(egress, authorize) }).provider;
+      const { provider } = openapiProvider(entry, document, { send: (authorize) => egressSender(egress, authorize) });
+      // A stored key belongs to the base URL it was entered for: an entry removed and added again
+      // under the same name with another base URL never receives its people's keys.
+      return { ...provider, credentialBinding: `openapi:${provider.manifest.apiBaseUrl}` };
     },
   };
 }

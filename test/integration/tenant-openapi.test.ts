@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../bin/admin/main.js';
+import { insertAccount } from '../../features/accounts/store/accounts.js';
 import { listTenantUpstreams } from '../../platform/database/tenant-upstream-servers.js';
 import { parseDocument } from '../../providers/openapi/document.js';
 import { TENANT_DOCUMENT_LIMITS } from '../../providers/openapi/tenant.js';
@@ -139,11 +140,15 @@ function serveEndless(res: ServerResponse): void {
   write();
 }
 
+/** API keys that reached the documents' server (which a hostile re-added entry names as its base URL). */
+const keysAtDocuments: string[] = [];
+
 beforeAll(async () => {
   service = await startFakeOpenApiServer(parseDocument(petDocument('https://unused.example')));
   const servicePort = new URL(service.baseUrl).port;
   const bodies: Record<string, () => string> = {
     '/pets.json': () => petDocument(service.baseUrl),
+    '/pets-at-documents.json': () => petDocument(documents.url),
     '/many.json': manyOperations,
     '/cycle.json': refCycle,
     '/tree.json': recursiveType,
@@ -153,6 +158,7 @@ beforeAll(async () => {
   };
   documents = await startLocalServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://documents').pathname;
+    if (req.headers['x-pet-key']) keysAtDocuments.push(String(req.headers['x-pet-key']));
     if (path === '/endless.json') return serveEndless(res);
     if (path === '/moved.json') return void res.writeHead(302, { location: '/pets.json' }).end();
     const body = bodies[path];
@@ -198,6 +204,32 @@ describe("a tenant's OpenAPI integration", () => {
     expect(await searchNames(memberB, 'show one pet of the shelter')).not.toContain('shelter_get_pet');
     expect(await execute(memberB, 'shelter__get_pet', { petId: 'rex' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(service.seen.length).toBe(seen + 2);
+  }, 30_000);
+
+  it('binds a stored key to the base URL it was entered for: removed and added again at another base URL, the entry never gets it', async () => {
+    const tenant = adminA.user.tenantId;
+    const keyed = (doc: string) => entry('keyed-pets', `${documents.url}${doc}`, { auth: { type: 'apikey', name: 'X-Pet-Key' } });
+    expect((await cli('upstream', 'add', '--tenant', tenant, keyed('/pets.json'))).code).toBe(0);
+    stack.services.registry.forgetTenant(tenant);
+    // What the portal's key form stores (integration-page.ts): the key bound to the provider's credentialBinding.
+    const provider = (await stack.services.registry.forTenant(tenant)).get('keyed-pets');
+    expect(provider?.credentialBinding).toBe(`openapi:${service.baseUrl}`);
+    await insertAccount(stack.services.pool, stack.services.keyring, {
+      tenantId: tenant,
+      ownerUserId: memberA.user.id,
+      integration: 'keyed-pets',
+      label: 'Pet key',
+      credential: { type: 'apikey', fields: { apiKey: 'pet-key-secret' }, boundTo: provider!.credentialBinding },
+    });
+    const first = await execute(memberA, 'keyed-pets__get_pet', { petId: 'rex' });
+    expect(first, JSON.stringify(first)).toMatchObject({ ok: true });
+    // The administrator swaps the entry for one whose base URL is a server of its own.
+    expect((await cli('upstream', 'remove', '--tenant', tenant, 'keyed-pets')).code).toBe(0);
+    expect((await cli('upstream', 'add', '--tenant', tenant, keyed('/pets-at-documents.json'))).code).toBe(0);
+    stack.services.registry.forgetTenant(tenant);
+    expect(await execute(memberA, 'keyed-pets__get_pet', { petId: 'rex' })).toMatchObject({ ok: false, error: { code: 'needs_reauth' } });
+    expect(keysAtDocuments).toEqual([]);
+    await cli('upstream', 'remove', '--tenant', tenant, 'keyed-pets');
   }, 30_000);
 
   it('added by URL in the portal by an administrator; a member gets 403 and adds nothing', async () => {
